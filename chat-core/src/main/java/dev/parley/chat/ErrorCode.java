@@ -1,0 +1,27 @@
+package dev.parley.chat;
+
+/**
+ * What went wrong, in terms a caller (and the HTTP layer) can act on. Every {@link ChatException}
+ * carries one. New codes may be added in later versions; callers that switch over codes should keep a
+ * default branch.
+ */
+public enum ErrorCode {
+    /** The thread, run, message or clarify does not exist, or belongs to another owner. */
+    NOT_FOUND,
+    /** The request clashes with the current state: a busy thread, a clarify answered differently, … */
+    CONFLICT,
+    /** The request itself is malformed: a blank or oversized message, a negative page, bad JSON, … */
+    INVALID_INPUT,
+    /** The runtime does not offer what was asked (see {@code RuntimeAdapter.capabilities()}). */
+    UNSUPPORTED,
+    /** The runtime could not be reached or refused the connection. */
+    RUNTIME_UNAVAILABLE,
+    /** The runtime was reached but failed the work. */
+    RUNTIME_FAILED,
+    /** A live subscriber fell too far behind and was cut off; it reconnects from its cursor. */
+    SLOW_CONSUMER,
+    /** The store failed to read or write. */
+    STORE_FAILURE,
+    /** A bug or an unexpected state inside Parley. */
+    INTERNAL
+}

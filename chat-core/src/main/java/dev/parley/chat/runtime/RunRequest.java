@@ -1,0 +1,43 @@
+package dev.parley.chat.runtime;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the engine asks a runtime to do for one run.
+ *
+ * @param ownerId the caller the run belongs to
+ * @param assistantMessageId the id of the answer message; text deltas should target it
+ * @param userMessage the person's text (for a regeneration, the text being answered again)
+ * @param runtimeSessionId the thread's runtime session id, null for the thread's first run
+ * @param modelId the model to use, null for the runtime's default
+ * @param skill the skill to use, null for none
+ * @param maxIterations the iteration budget, null for the adapter's default
+ * @param hostTools host actions the runtime may call (see {@link Capability#HOST_TOOLS})
+ * @param context free-form context from the host (seed 004's {@code addContext}); JSON-compatible values
+ */
+public record RunRequest(
+        String threadId,
+        String runId,
+        String ownerId,
+        String assistantMessageId,
+        String userMessage,
+        @Nullable String runtimeSessionId,
+        @Nullable String modelId,
+        @Nullable String skill,
+        @Nullable Integer maxIterations,
+        List<HostToolSpec> hostTools,
+        Map<String, Object> context) {
+
+    public RunRequest {
+        Objects.requireNonNull(threadId, "threadId");
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(ownerId, "ownerId");
+        Objects.requireNonNull(assistantMessageId, "assistantMessageId");
+        Objects.requireNonNull(userMessage, "userMessage");
+        hostTools = hostTools == null ? List.of() : List.copyOf(hostTools);
+        context = context == null ? Map.of() : Map.copyOf(context);
+    }
+}

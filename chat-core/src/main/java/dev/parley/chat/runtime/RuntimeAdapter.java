@@ -1,0 +1,102 @@
+package dev.parley.chat.runtime;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.model.Feedback;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Flow;
+
+/**
+ * Drives one agent runtime. The transport is the adapter's business — SSE, WebSocket, chunked HTTP, an
+ * in-process library: whatever it is, it comes out as a {@link Flow.Publisher} of
+ * {@link AgentStreamEvent}s (seed 004's "protocol-agnostic" runtime adapter).
+ *
+ * <h2>Stream contract</h2>
+ * <ul>
+ *   <li>The publisher is cold and single-use: the work starts when the engine subscribes.</li>
+ *   <li>The stream ends with one terminal event ({@link AgentStreamEvent.RunFinished} or
+ *       {@link AgentStreamEvent.RunFailed}) followed by {@code onComplete}. {@code onError} and a
+ *       completion without a terminal event both end the run as FAILED.</li>
+ *   <li>Cancelling the subscription cancels the work upstream (e.g. closes the HTTP call). The engine
+ *       only does that when the run is stopped and the adapter lacks {@link Capability#CANCEL}, or when
+ *       the run is already over; a person closing their browser never cancels a run.</li>
+ *   <li>Text, thinking and tool-argument tokens are sent as deltas.</li>
+ * </ul>
+ *
+ * <h2>Threading</h2>
+ * Implementations must be thread-safe: the engine calls them from many threads for many runs at once.
+ * {@link StreamPublisher} implements the publisher side correctly.
+ *
+ * <h2>Errors</h2>
+ * Methods throw {@link ChatException}: {@code UNSUPPORTED} for a capability the adapter lacks,
+ * {@code RUNTIME_UNAVAILABLE} when the runtime cannot be reached, {@code NOT_FOUND} or {@code CONFLICT} as
+ * the runtime reports them. Messages never contain secrets.
+ */
+public interface RuntimeAdapter {
+
+    /** Starts a run; see the stream contract above. Never null. */
+    Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request);
+
+    /**
+     * Starts a run that answers the same user message again (regenerate). The default does what
+     * {@link #generateResponse(RunRequest)} does.
+     */
+    default Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
+        return generateResponse(request);
+    }
+
+    /** The optional calls this adapter supports. The default is none. */
+    default Set<Capability> capabilities() {
+        return Set.of();
+    }
+
+    /** Hands a person's rating to the runtime (e.g. for evaluation). The default ignores it. */
+    default void sendFeedback(Feedback feedback) {
+    }
+
+    /**
+     * Delivers a clarify answer to the waiting run ({@link Capability#CLARIFY}). The engine calls it at
+     * most once per clarify.
+     */
+    default void answerClarify(ClarifyReply reply) {
+        throw ChatException.unsupported("this runtime cannot take clarify answers");
+    }
+
+    /**
+     * Asks the runtime to stop a run ({@link Capability#CANCEL}). The stream then ends with
+     * {@code RunFinished(CANCELLED)}; partial output stays.
+     */
+    default void cancel(String runId) {
+        throw ChatException.unsupported("this runtime cannot cancel runs");
+    }
+
+    /** Hands a host action's result back to the run that called it ({@link Capability#HOST_TOOLS}). */
+    default void submitToolResult(ToolResult result) {
+        throw ChatException.unsupported("this runtime cannot call host actions");
+    }
+
+    /**
+     * Re-attaches to a run that is still alive in the runtime, after the host restarted
+     * ({@link Capability#REATTACH}). The stream continues after the position {@code resumeToken} names
+     * (the token a {@link AgentStreamEvent.ClarifyRequested} carried).
+     */
+    default Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
+        throw ChatException.unsupported("this runtime cannot re-attach to runs");
+    }
+
+    /** Checks that the runtime is reachable. Must not throw; the default reports healthy. */
+    default RuntimeHealth health() {
+        return RuntimeHealth.up("no health check");
+    }
+
+    /** The models a person may choose from. The default is none (the runtime's default model). */
+    default List<ModelOption> models() {
+        return List.of();
+    }
+
+    /** The skills a person may choose from. The default is none. */
+    default List<SkillOption> skills() {
+        return List.of();
+    }
+}

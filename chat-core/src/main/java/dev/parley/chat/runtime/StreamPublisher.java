@@ -1,0 +1,368 @@
+package dev.parley.chat.runtime;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A cold, single-subscriber {@link Flow.Publisher} fed by a {@link Producer} through an {@link Emitter}, so
+ * that adapter authors never hand-roll demand, buffering and cancellation. It follows the Reactive
+ * Streams rules (verified by the TCK).
+ *
+ * <p>On {@code subscribe} the subscriber receives {@code onSubscribe}, then the producer is started on
+ * the subscribing thread. The producer typically starts asynchronous work (an HTTP call whose callbacks
+ * emit) or hands a blocking loop to an executor; it must not block in {@link Producer#start}.
+ *
+ * <p>Items the subscriber has not requested yet wait in a buffer of {@code capacity} items; when it is
+ * full, {@link Emitter#emit} blocks the producing thread until there is room (back-pressure reaches the
+ * socket) or the subscriber cancels. A second subscriber is rejected with {@code onError}.
+ *
+ * @param <T> the item type
+ */
+public final class StreamPublisher<T> implements Flow.Publisher<T> {
+
+    /** The default buffer capacity. */
+    public static final int DEFAULT_CAPACITY = 256;
+
+    /** Starts producing items for one subscriber. */
+    @FunctionalInterface
+    public interface Producer<T> {
+        /**
+         * Begins the work. Must not block; may emit synchronously as long as it does not need to wait for
+         * demand. An exception thrown here fails the stream.
+         */
+        void start(Emitter<T> emitter) throws Exception;
+    }
+
+    /**
+     * The producer's side of the stream. {@code emit}, {@code complete} and {@code fail} may be called
+     * from any thread, but not concurrently with each other (the items of one stream have one order).
+     */
+    public interface Emitter<T> {
+        /**
+         * Hands over an item. Blocks while the buffer is full and the subscriber has not asked for more.
+         * Must not be called from within the subscriber's {@code onNext}.
+         *
+         * @return false if the item was dropped because the subscriber cancelled or the stream ended
+         * @throws NullPointerException if {@code item} is null
+         */
+        boolean emit(T item);
+
+        /** Ends the stream normally after the buffered items. Later calls are ignored. */
+        void complete();
+
+        /** Ends the stream with an error after the buffered items. Later calls are ignored. */
+        void fail(Throwable error);
+
+        /**
+         * Registers work to undo when the subscriber cancels (close a connection, stop a loop). Runs at
+         * most once, on the cancelling thread; runs at once if the subscriber already cancelled. It does
+         * not run when the stream ends normally.
+         */
+        void onCancel(Runnable action);
+
+        /** True once the subscriber cancelled (or broke the protocol); stop producing. */
+        boolean isCancelled();
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(StreamPublisher.class);
+
+    private final int capacity;
+    private final Producer<T> producer;
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+
+    private StreamPublisher(int capacity, Producer<T> producer) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+        }
+        this.capacity = capacity;
+        this.producer = Objects.requireNonNull(producer, "producer");
+    }
+
+    /** A publisher with the {@link #DEFAULT_CAPACITY default buffer}. */
+    public static <T> StreamPublisher<T> create(Producer<T> producer) {
+        return new StreamPublisher<>(DEFAULT_CAPACITY, producer);
+    }
+
+    /** A publisher buffering at most {@code capacity} unrequested items. */
+    public static <T> StreamPublisher<T> create(int capacity, Producer<T> producer) {
+        return new StreamPublisher<>(capacity, producer);
+    }
+
+    @Override
+    public void subscribe(Flow.Subscriber<? super T> subscriber) {
+        Objects.requireNonNull(subscriber, "subscriber");
+        if (!subscribed.compareAndSet(false, true)) {
+            subscriber.onSubscribe(new Flow.Subscription() {
+                @Override
+                public void request(long n) {
+                }
+
+                @Override
+                public void cancel() {
+                }
+            });
+            subscriber.onError(new IllegalStateException("this publisher accepts a single subscriber"));
+            return;
+        }
+        Channel<T> channel = new Channel<>(subscriber, capacity);
+        subscriber.onSubscribe(channel);
+        try {
+            producer.start(channel);
+        } catch (Exception | LinkageError e) {
+            channel.fail(e);
+        }
+    }
+
+    /** Subscription for the subscriber, emitter for the producer. */
+    private static final class Channel<T> implements Flow.Subscription, Emitter<T> {
+        private final int capacity;
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition notFull = lock.newCondition();
+        private final ArrayDeque<T> queue = new ArrayDeque<>();
+        private final AtomicLong requested = new AtomicLong();
+        private final AtomicInteger wip = new AtomicInteger();
+        private final List<Runnable> cancelActions = new ArrayList<>(1);
+
+        private volatile Flow.@Nullable Subscriber<? super T> subscriber;
+        private volatile boolean cancelled;
+        private volatile boolean terminated;
+        private volatile boolean done;
+        private volatile @Nullable Throwable error;
+        private volatile @Nullable Throwable protocolError;
+
+        Channel(Flow.Subscriber<? super T> subscriber, int capacity) {
+            this.subscriber = subscriber;
+            this.capacity = capacity;
+        }
+
+        @Override
+        public boolean emit(T item) {
+            Objects.requireNonNull(item, "a stream item must not be null");
+            lock.lock();
+            try {
+                while (!cancelled && !done && queue.size() >= capacity) {
+                    notFull.await();
+                }
+                if (cancelled || done) {
+                    return false;
+                }
+                queue.add(item);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } finally {
+                lock.unlock();
+            }
+            drain();
+            return true;
+        }
+
+        @Override
+        public void complete() {
+            terminate(null);
+        }
+
+        @Override
+        public void fail(Throwable failure) {
+            terminate(Objects.requireNonNull(failure, "failure"));
+        }
+
+        private void terminate(@Nullable Throwable failure) {
+            lock.lock();
+            try {
+                if (done) {
+                    return;
+                }
+                error = failure;
+                done = true;
+                notFull.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            drain();
+        }
+
+        @Override
+        public void onCancel(Runnable action) {
+            Objects.requireNonNull(action, "action");
+            boolean runNow;
+            synchronized (cancelActions) {
+                if (terminated) {
+                    return;
+                }
+                runNow = cancelled;
+                if (!runNow) {
+                    cancelActions.add(action);
+                }
+            }
+            if (runNow) {
+                runQuietly(action);
+            }
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public void request(long n) {
+            if (cancelled || terminated) {
+                return;
+            }
+            if (n <= 0) {
+                protocolError = new IllegalArgumentException(
+                        "Reactive Streams rule 3.9: request must be positive, got " + n);
+            } else {
+                requested.getAndAccumulate(n, (current, add) -> {
+                    long sum = current + add;
+                    return sum < 0 ? Long.MAX_VALUE : sum;
+                });
+            }
+            drain();
+        }
+
+        @Override
+        public void cancel() {
+            List<Runnable> actions;
+            synchronized (cancelActions) {
+                if (cancelled || terminated) {
+                    return;
+                }
+                cancelled = true;
+                actions = new ArrayList<>(cancelActions);
+                cancelActions.clear();
+            }
+            lock.lock();
+            try {
+                queue.clear();
+                notFull.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            subscriber = null;
+            for (Runnable action : actions) {
+                runQuietly(action);
+            }
+        }
+
+        private static void runQuietly(Runnable action) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                log.warn("A stream's cancel action failed", e);
+            }
+        }
+
+        /** Delivers what is buffered and requested; one thread at a time, the others leave work for it. */
+        private void drain() {
+            if (wip.getAndIncrement() != 0) {
+                return;
+            }
+            int missed = 1;
+            while (true) {
+                long demand = requested.get();
+                long emitted = 0;
+                while (true) {
+                    if (cancelled || terminated) {
+                        return;
+                    }
+                    Throwable broken = protocolError;
+                    if (broken != null) {
+                        signalTerminal(broken, true);
+                        return;
+                    }
+                    if (emitted == demand) {
+                        if (done && isEmpty()) {
+                            signalTerminal(error, false);
+                            return;
+                        }
+                        break;
+                    }
+                    boolean finished = done;
+                    T item = poll();
+                    if (item == null) {
+                        if (finished) {
+                            signalTerminal(error, false);
+                            return;
+                        }
+                        break;
+                    }
+                    Flow.Subscriber<? super T> target = subscriber;
+                    if (target == null) {
+                        return;
+                    }
+                    try {
+                        target.onNext(item);
+                    } catch (RuntimeException e) {
+                        log.warn("A subscriber threw from onNext (Reactive Streams rule 2.13); cancelling", e);
+                        cancel();
+                        return;
+                    }
+                    emitted++;
+                }
+                if (emitted != 0 && demand != Long.MAX_VALUE) {
+                    requested.addAndGet(-emitted);
+                }
+                missed = wip.addAndGet(-missed);
+                if (missed == 0) {
+                    return;
+                }
+            }
+        }
+
+        private boolean isEmpty() {
+            lock.lock();
+            try {
+                return queue.isEmpty();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private @Nullable T poll() {
+            lock.lock();
+            try {
+                T item = queue.poll();
+                if (item != null) {
+                    notFull.signal();
+                }
+                return item;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void signalTerminal(@Nullable Throwable failure, boolean cancelUpstream) {
+            Flow.Subscriber<? super T> target = subscriber;
+            if (cancelUpstream) {
+                cancel();
+            } else {
+                synchronized (cancelActions) {
+                    terminated = true;
+                    cancelActions.clear();
+                }
+                subscriber = null;
+            }
+            if (target == null) {
+                return;
+            }
+            if (failure == null) {
+                target.onComplete();
+            } else {
+                target.onError(failure);
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package dev.parley.chat.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class StreamPublisherTest {
+
+    /** A subscriber that records everything and requests only when told to. */
+    static final class Recorder<T> implements Flow.Subscriber<T> {
+        final List<T> items = new CopyOnWriteArrayList<>();
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile Flow.Subscription subscription;
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+        }
+
+        @Override
+        public void onNext(T item) {
+            items.add(item);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            error.set(t);
+            done.countDown();
+        }
+
+        @Override
+        public void onComplete() {
+            done.countDown();
+        }
+    }
+
+    @Test
+    void aFullBufferBlocksTheProducerUntilTheSubscriberAsks() throws Exception {
+        AtomicInteger emitted = new AtomicInteger();
+        CountDownLatch producerFinished = new CountDownLatch(1);
+        StreamPublisher<Integer> publisher = StreamPublisher.create(4, emitter -> {
+            Thread producer = new Thread(() -> {
+                for (int i = 0; i < 20; i++) {
+                    emitter.emit(i);
+                    emitted.incrementAndGet();
+                }
+                emitter.complete();
+                producerFinished.countDown();
+            });
+            producer.start();
+        });
+        Recorder<Integer> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+
+        assertThat(producerFinished.await(300, TimeUnit.MILLISECONDS)).as("the producer waits for demand").isFalse();
+        assertThat(emitted.get()).isEqualTo(4);
+        assertThat(recorder.items).isEmpty();
+
+        recorder.subscription.request(3);
+        assertThat(awaitSize(recorder.items, 3)).containsExactly(0, 1, 2);
+
+        recorder.subscription.request(Long.MAX_VALUE);
+        assertThat(recorder.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.items).hasSize(20).startsWith(0, 1, 2, 3).endsWith(19);
+        assertThat(recorder.error.get()).isNull();
+    }
+
+    @Test
+    void cancellingRunsTheCancelActionAndReleasesABlockedProducer() throws Exception {
+        AtomicBoolean upstreamClosed = new AtomicBoolean();
+        AtomicReference<Boolean> lastEmit = new AtomicReference<>();
+        CountDownLatch producerReturned = new CountDownLatch(1);
+        StreamPublisher<String> publisher = StreamPublisher.create(1, emitter -> {
+            emitter.onCancel(() -> upstreamClosed.set(true));
+            new Thread(() -> {
+                emitter.emit("first");
+                lastEmit.set(emitter.emit("blocked"));
+                producerReturned.countDown();
+            }).start();
+        });
+        Recorder<String> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+        Thread.sleep(100);
+        recorder.subscription.cancel();
+
+        assertThat(producerReturned.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(lastEmit.get()).as("an emit after cancel reports the drop").isFalse();
+        assertThat(upstreamClosed).isTrue();
+        assertThat(recorder.items).isEmpty();
+        assertThat(recorder.done.getCount()).as("no terminal signal after cancel").isEqualTo(1);
+    }
+
+    @Test
+    void normalCompletionDoesNotRunCancelActionsAndBufferedItemsPrecedeAnError() throws Exception {
+        AtomicBoolean cancelRan = new AtomicBoolean();
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.onCancel(() -> cancelRan.set(true));
+            emitter.emit("a");
+            emitter.emit("b");
+            emitter.fail(new IllegalStateException("connection reset"));
+        });
+        Recorder<String> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+        recorder.subscription.request(10);
+        assertThat(recorder.done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.items).containsExactly("a", "b");
+        assertThat(recorder.error.get()).hasMessage("connection reset");
+        assertThat(cancelRan).isFalse();
+    }
+
+    @Test
+    void aSecondSubscriberIsRejected() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> emitter.complete());
+        publisher.subscribe(new Recorder<>());
+        Recorder<String> second = new Recorder<>();
+        publisher.subscribe(second);
+        assertThat(second.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(second.error.get()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aProducerThatThrowsFailsTheStream() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            throw new java.io.IOException("connection refused");
+        });
+        Recorder<String> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.error.get()).hasMessage("connection refused");
+    }
+
+    private static <T> List<T> awaitSize(List<T> list, int size) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (list.size() < size && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        return list;
+    }
+}
