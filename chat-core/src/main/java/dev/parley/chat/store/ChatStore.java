@@ -1,0 +1,148 @@
+package dev.parley.chat.store;
+
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Feedback;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where threads, messages, runs, run events, clarifies, feedback and host-action executions live.
+ *
+ * <p>The engine checks ownership and input before it calls a store; a store trusts its arguments, but
+ * keeps its own invariants (an event's {@code (runId, seq)} is stored once; a clarify is answered once).
+ * Every method is thread-safe. Failures are {@link dev.parley.chat.ChatException}s with
+ * {@code STORE_FAILURE} (or {@code CONFLICT} where stated). Implementations must pass the contract suite
+ * {@code dev.parley.chat.store.ChatStoreContract} from chat-core's test-jar.
+ */
+public interface ChatStore extends AutoCloseable {
+
+    // ---- threads
+
+    /** Inserts a new thread; {@code CONFLICT} if the id exists. */
+    void createThread(ChatThread thread);
+
+    Optional<ChatThread> findThread(String threadId);
+
+    /**
+     * An owner's threads, newest {@link ChatThread#lastMessageAt()} first (ties: newest id first), skipping
+     * {@code offset} and returning at most {@code limit}; archived threads included.
+     */
+    List<ChatThread> listThreads(String ownerId, int offset, int limit);
+
+    /**
+     * Replaces the fields a person edits — title, model, skill, status — of an existing thread; the
+     * runtime session id and the activity time change only through {@link ThreadTouch}es.
+     *
+     * @return false if the thread does not exist
+     */
+    boolean updateThread(ChatThread thread);
+
+    /** Deletes a thread with its messages, runs, events, clarifies, feedback and host actions. */
+    boolean deleteThread(String threadId);
+
+    // ---- the batched write
+
+    /**
+     * Stores a batch atomically: threads touched, runs and messages inserted or replaced, events
+     * appended (an event whose {@code (runId, seq)} exists is left as it is), clarifies inserted (an
+     * existing {@code (runId, clarifyId)} is left as it is).
+     */
+    void write(StoreBatch batch);
+
+    // ---- messages
+
+    Optional<Message> findMessage(String messageId);
+
+    /**
+     * The newest {@code limit} user and assistant messages of a thread that come before the message
+     * {@code beforeMessageId} (all of them when null), returned oldest first. Messages are ordered by their
+     * first save.
+     */
+    List<Message> listTopLevelMessages(String threadId, @Nullable String beforeMessageId, int limit);
+
+    /** The step messages (everything but user and assistant messages) of these runs, in first-save order. */
+    List<Message> listStepMessages(Collection<String> runIds);
+
+    /**
+     * For each parent message id, the ids of the assistant messages that answer it, in first-save order
+     * (regenerated answers are siblings). Parents without answers are left out.
+     */
+    Map<String, List<String>> findVariantIds(Collection<String> parentMessageIds);
+
+    // ---- runs and events
+
+    Optional<Run> findRun(String runId);
+
+    /** Runs in any of these states, oldest first. */
+    List<Run> findRuns(Set<RunStatus> statuses);
+
+    /** A thread's runs in any of these states, oldest first. */
+    List<Run> findThreadRuns(String threadId, Set<RunStatus> statuses);
+
+    /** Up to {@code limit} events of a run with seq above {@code afterSeq}, in seq order. */
+    List<RunEvent> readEvents(String runId, long afterSeq, int limit);
+
+    /** The highest stored seq of a run, 0 if none. */
+    long lastSeq(String runId);
+
+    /**
+     * Durably records that seqs up to {@code upTo} may have been handed out for this run, so that after a
+     * crash new events are numbered above every seq a client may hold. Never lowers the mark.
+     */
+    void reserveSeq(String runId, long upTo);
+
+    /** The mark {@link #reserveSeq} set, 0 if none. */
+    long reservedSeq(String runId);
+
+    // ---- clarifies
+
+    Optional<PendingClarify> findClarify(String runId, String clarifyId);
+
+    /** A run's clarifies still PENDING, oldest first. */
+    List<PendingClarify> listPendingClarifies(String runId);
+
+    /**
+     * Answers a clarify if it is pending, atomically (two hosts racing to answer the same question get
+     * one ACCEPTED). The same answer again is REPLAYED; any other answer after that, or an answer to a
+     * cancelled clarify, is a CONFLICT.
+     */
+    AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at);
+
+    /** Undoes an accepted answer that could not be delivered: the clarify is PENDING again. */
+    void reopenClarify(String runId, String clarifyId);
+
+    /** Marks a run's pending clarifies CANCELLED (the run ended without them being answered). */
+    void cancelPendingClarifies(String runId);
+
+    // ---- feedback
+
+    /** Inserts or replaces the owner's feedback on a message. */
+    void saveFeedback(Feedback feedback);
+
+    Optional<Feedback> findFeedback(String messageId, String ownerId);
+
+    // ---- host actions
+
+    /**
+     * Returns the execution {@code (runId, executionId)}, creating it if absent ({@code claimedNow} tells
+     * which). Atomic: of concurrent callers exactly one sees {@code claimedNow}.
+     */
+    HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments, Instant at);
+
+    /** Records a claimed execution's result. */
+    void completeHostAction(String runId, String executionId, String result, boolean error, Instant at);
+
+    /** Releases resources (connections, flush threads). The default does nothing. */
+    @Override
+    default void close() {
+    }
+}

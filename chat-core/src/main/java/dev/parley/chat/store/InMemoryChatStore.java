@@ -1,0 +1,418 @@
+package dev.parley.chat.store;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Feedback;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageKind;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link ChatStore} in the heap: fast, and gone when the process ends. For tests, demos and hosts
+ * that do not need history across restarts. Thread-safe (one lock); reads return copies.
+ */
+public final class InMemoryChatStore implements ChatStore {
+
+    private final Object lock = new Object();
+    private final Map<String, ChatThread> threads = new HashMap<>();
+    private final Map<String, Message> messages = new HashMap<>();
+    /** Per thread, the ids of its user and assistant messages in first-save order. */
+    private final Map<String, List<String>> topLevelByThread = new HashMap<>();
+    /** Per run, the ids of its step messages in first-save order. */
+    private final Map<String, List<String>> stepsByRun = new HashMap<>();
+    private final Map<String, List<String>> variantsByParent = new HashMap<>();
+    private final Map<String, Run> runs = new LinkedHashMap<>();
+    private final Map<String, List<RunEvent>> eventsByRun = new HashMap<>();
+    private final Map<String, Long> reservedSeqs = new HashMap<>();
+    private final Map<String, Map<String, PendingClarify>> clarifiesByRun = new HashMap<>();
+    private final Map<String, Feedback> feedback = new HashMap<>();
+    private final Map<String, HostActionRecord> hostActions = new HashMap<>();
+
+    @Override
+    public void createThread(ChatThread thread) {
+        synchronized (lock) {
+            if (threads.containsKey(thread.id())) {
+                throw new ChatException(ErrorCode.CONFLICT, "thread exists: " + thread.id());
+            }
+            threads.put(thread.id(), thread);
+        }
+    }
+
+    @Override
+    public Optional<ChatThread> findThread(String threadId) {
+        synchronized (lock) {
+            return Optional.ofNullable(threads.get(threadId));
+        }
+    }
+
+    @Override
+    public List<ChatThread> listThreads(String ownerId, int offset, int limit) {
+        synchronized (lock) {
+            return threads.values().stream()
+                    .filter(t -> t.ownerId().equals(ownerId))
+                    .sorted(Comparator.comparing(ChatThread::lastMessageAt).thenComparing(ChatThread::id).reversed())
+                    .skip(offset)
+                    .limit(limit)
+                    .collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    @Override
+    public boolean updateThread(ChatThread thread) {
+        synchronized (lock) {
+            ChatThread stored = threads.get(thread.id());
+            if (stored == null) {
+                return false;
+            }
+            threads.put(thread.id(), stored.withTitle(thread.title()).withModelId(thread.modelId())
+                    .withSkill(thread.skill()).withStatus(thread.status()));
+            return true;
+        }
+    }
+
+    @Override
+    public boolean deleteThread(String threadId) {
+        synchronized (lock) {
+            if (threads.remove(threadId) == null) {
+                return false;
+            }
+            List<String> runIds = new ArrayList<>();
+            runs.values().removeIf(run -> {
+                if (run.threadId().equals(threadId)) {
+                    runIds.add(run.id());
+                    return true;
+                }
+                return false;
+            });
+            Set<String> messageIds = new HashSet<>(topLevelByThread.getOrDefault(threadId, List.of()));
+            for (String runId : runIds) {
+                messageIds.addAll(stepsByRun.getOrDefault(runId, List.of()));
+                stepsByRun.remove(runId);
+                eventsByRun.remove(runId);
+                reservedSeqs.remove(runId);
+                clarifiesByRun.remove(runId);
+                hostActions.keySet().removeIf(key -> key.startsWith(runId + '\u0000'));
+            }
+            topLevelByThread.remove(threadId);
+            for (String messageId : messageIds) {
+                messages.remove(messageId);
+                variantsByParent.remove(messageId);
+                feedback.keySet().removeIf(key -> key.startsWith(messageId + '\u0000'));
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public void write(StoreBatch batch) {
+        synchronized (lock) {
+            for (ThreadTouch touch : batch.threadTouches()) {
+                ChatThread thread = threads.get(touch.threadId());
+                if (thread == null) {
+                    continue;
+                }
+                if (touch.runtimeSessionId() != null) {
+                    thread = thread.withRuntimeSessionId(touch.runtimeSessionId());
+                }
+                if (touch.lastMessageAt() != null && touch.lastMessageAt().isAfter(thread.lastMessageAt())) {
+                    thread = thread.withLastMessageAt(touch.lastMessageAt());
+                }
+                if (touch.defaultTitle() != null && thread.title() == null) {
+                    thread = thread.withTitle(touch.defaultTitle());
+                }
+                threads.put(thread.id(), thread);
+            }
+            for (Run run : batch.runs()) {
+                runs.put(run.id(), run);
+            }
+            for (Message message : batch.messages()) {
+                saveMessage(message);
+            }
+            for (RunEvent event : batch.events()) {
+                List<RunEvent> events = eventsByRun.computeIfAbsent(event.runId(), k -> new ArrayList<>());
+                int at = indexAfter(events, event.seq() - 1);
+                if (at == events.size() || events.get(at).seq() != event.seq()) {
+                    events.add(at, event);
+                }
+            }
+            for (PendingClarify clarify : batch.clarifies()) {
+                clarifiesByRun.computeIfAbsent(clarify.runId(), k -> new LinkedHashMap<>())
+                        .putIfAbsent(clarify.clarifyId(), clarify);
+            }
+        }
+    }
+
+    private void saveMessage(Message message) {
+        Message previous = messages.put(message.id(), message);
+        if (previous != null) {
+            return;
+        }
+        if (message.kind().isTopLevel()) {
+            topLevelByThread.computeIfAbsent(message.threadId(), k -> new ArrayList<>()).add(message.id());
+            if (message.kind() == MessageKind.ASSISTANT && message.parentMessageId() != null) {
+                variantsByParent.computeIfAbsent(message.parentMessageId(), k -> new ArrayList<>()).add(message.id());
+            }
+        } else {
+            stepsByRun.computeIfAbsent(message.runId(), k -> new ArrayList<>()).add(message.id());
+        }
+    }
+
+    @Override
+    public Optional<Message> findMessage(String messageId) {
+        synchronized (lock) {
+            return Optional.ofNullable(messages.get(messageId));
+        }
+    }
+
+    @Override
+    public List<Message> listTopLevelMessages(String threadId, @Nullable String beforeMessageId, int limit) {
+        synchronized (lock) {
+            List<String> ids = topLevelByThread.getOrDefault(threadId, List.of());
+            int end = ids.size();
+            if (beforeMessageId != null) {
+                end = ids.indexOf(beforeMessageId);
+                if (end < 0) {
+                    return List.of();
+                }
+            }
+            int start = Math.max(0, end - limit);
+            List<Message> page = new ArrayList<>(end - start);
+            for (String id : ids.subList(start, end)) {
+                page.add(messages.get(id));
+            }
+            return page;
+        }
+    }
+
+    @Override
+    public List<Message> listStepMessages(Collection<String> runIds) {
+        synchronized (lock) {
+            List<Message> steps = new ArrayList<>();
+            for (String runId : runIds) {
+                for (String id : stepsByRun.getOrDefault(runId, List.of())) {
+                    steps.add(messages.get(id));
+                }
+            }
+            return steps;
+        }
+    }
+
+    @Override
+    public Map<String, List<String>> findVariantIds(Collection<String> parentMessageIds) {
+        synchronized (lock) {
+            Map<String, List<String>> result = new LinkedHashMap<>();
+            for (String parent : parentMessageIds) {
+                List<String> ids = variantsByParent.get(parent);
+                if (ids != null) {
+                    result.put(parent, List.copyOf(ids));
+                }
+            }
+            return result;
+        }
+    }
+
+    @Override
+    public Optional<Run> findRun(String runId) {
+        synchronized (lock) {
+            return Optional.ofNullable(runs.get(runId));
+        }
+    }
+
+    @Override
+    public List<Run> findRuns(Set<RunStatus> statuses) {
+        synchronized (lock) {
+            List<Run> result = new ArrayList<>();
+            for (Run run : runs.values()) {
+                if (statuses.contains(run.status())) {
+                    result.add(run);
+                }
+            }
+            return result;
+        }
+    }
+
+    @Override
+    public List<Run> findThreadRuns(String threadId, Set<RunStatus> statuses) {
+        synchronized (lock) {
+            List<Run> result = new ArrayList<>();
+            for (Run run : runs.values()) {
+                if (run.threadId().equals(threadId) && statuses.contains(run.status())) {
+                    result.add(run);
+                }
+            }
+            return result;
+        }
+    }
+
+    @Override
+    public List<RunEvent> readEvents(String runId, long afterSeq, int limit) {
+        synchronized (lock) {
+            List<RunEvent> events = eventsByRun.getOrDefault(runId, List.of());
+            int from = indexAfter(events, afterSeq);
+            int to = (int) Math.min(events.size(), (long) from + limit);
+            return new ArrayList<>(events.subList(from, to));
+        }
+    }
+
+    /** The index of the first event with seq above {@code seq}. */
+    private static int indexAfter(List<RunEvent> events, long seq) {
+        int low = 0;
+        int high = events.size();
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (events.get(mid).seq() <= seq) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low;
+    }
+
+    @Override
+    public long lastSeq(String runId) {
+        synchronized (lock) {
+            List<RunEvent> events = eventsByRun.get(runId);
+            return events == null || events.isEmpty() ? 0 : events.get(events.size() - 1).seq();
+        }
+    }
+
+    @Override
+    public void reserveSeq(String runId, long upTo) {
+        synchronized (lock) {
+            reservedSeqs.merge(runId, upTo, Math::max);
+        }
+    }
+
+    @Override
+    public long reservedSeq(String runId) {
+        synchronized (lock) {
+            return reservedSeqs.getOrDefault(runId, 0L);
+        }
+    }
+
+    @Override
+    public Optional<PendingClarify> findClarify(String runId, String clarifyId) {
+        synchronized (lock) {
+            return Optional.ofNullable(clarifiesByRun.getOrDefault(runId, Map.of()).get(clarifyId));
+        }
+    }
+
+    @Override
+    public List<PendingClarify> listPendingClarifies(String runId) {
+        synchronized (lock) {
+            List<PendingClarify> pending = new ArrayList<>();
+            for (PendingClarify clarify : clarifiesByRun.getOrDefault(runId, Map.of()).values()) {
+                if (clarify.state() == ClarifyState.PENDING) {
+                    pending.add(clarify);
+                }
+            }
+            return pending;
+        }
+    }
+
+    @Override
+    public AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at) {
+        synchronized (lock) {
+            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
+            PendingClarify clarify = clarifies == null ? null : clarifies.get(clarifyId);
+            if (clarify == null) {
+                return AnswerOutcome.NOT_FOUND;
+            }
+            switch (clarify.state()) {
+                case PENDING:
+                    clarifies.put(clarifyId, withState(clarify, ClarifyState.ANSWERED, answer, at));
+                    return AnswerOutcome.ACCEPTED;
+                case ANSWERED:
+                    return clarify.answer().equals(answer) ? AnswerOutcome.REPLAYED : AnswerOutcome.CONFLICT;
+                default:
+                    return AnswerOutcome.CONFLICT;
+            }
+        }
+    }
+
+    @Override
+    public void reopenClarify(String runId, String clarifyId) {
+        synchronized (lock) {
+            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
+            PendingClarify clarify = clarifies == null ? null : clarifies.get(clarifyId);
+            if (clarify != null && clarify.state() == ClarifyState.ANSWERED) {
+                clarifies.put(clarifyId, withState(clarify, ClarifyState.PENDING, List.of(), null));
+            }
+        }
+    }
+
+    @Override
+    public void cancelPendingClarifies(String runId) {
+        synchronized (lock) {
+            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
+            if (clarifies != null) {
+                clarifies.replaceAll((id, c) -> c.state() == ClarifyState.PENDING
+                        ? withState(c, ClarifyState.CANCELLED, List.of(), null) : c);
+            }
+        }
+    }
+
+    private static PendingClarify withState(PendingClarify c, ClarifyState state, List<String> answer,
+            @Nullable Instant at) {
+        return new PendingClarify(c.runId(), c.clarifyId(), c.messageId(), c.question(), c.choices(), c.multiSelect(),
+                c.resumeToken(), state, answer, c.createdAt(), at);
+    }
+
+    @Override
+    public void saveFeedback(Feedback rating) {
+        synchronized (lock) {
+            feedback.put(rating.messageId() + '\u0000' + rating.ownerId(), rating);
+        }
+    }
+
+    @Override
+    public Optional<Feedback> findFeedback(String messageId, String ownerId) {
+        synchronized (lock) {
+            return Optional.ofNullable(feedback.get(messageId + '\u0000' + ownerId));
+        }
+    }
+
+    @Override
+    public HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments,
+            Instant at) {
+        synchronized (lock) {
+            String key = runId + '\u0000' + executionId;
+            HostActionRecord existing = hostActions.get(key);
+            if (existing != null) {
+                return existing;
+            }
+            HostActionRecord claimed = new HostActionRecord(runId, executionId, name, arguments, true, null, false, at,
+                    null);
+            hostActions.put(key, new HostActionRecord(runId, executionId, name, arguments, false, null, false, at, null));
+            return claimed;
+        }
+    }
+
+    @Override
+    public void completeHostAction(String runId, String executionId, String result, boolean error, Instant at) {
+        synchronized (lock) {
+            String key = runId + '\u0000' + executionId;
+            HostActionRecord existing = hostActions.get(key);
+            if (existing != null && !existing.isCompleted()) {
+                hostActions.put(key, new HostActionRecord(runId, executionId, existing.name(), existing.arguments(),
+                        false, result, error, existing.claimedAt(), at));
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.parley.chat.store;
+
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.Run;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
+ * id), events to append, threads to touch and clarifies to insert. The engine's batch writer gathers
+ * many runs' work into one batch so that the hot path never waits for a commit per event.
+ *
+ * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
+ */
+public record StoreBatch(
+        List<ThreadTouch> threadTouches,
+        List<Run> runs,
+        List<Message> messages,
+        List<RunEvent> events,
+        List<PendingClarify> clarifies) {
+
+    public StoreBatch {
+        threadTouches = List.copyOf(threadTouches);
+        runs = List.copyOf(runs);
+        messages = List.copyOf(messages);
+        events = List.copyOf(events);
+        clarifies = List.copyOf(clarifies);
+    }
+
+    public boolean isEmpty() {
+        return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Collects a batch; not thread-safe. */
+    public static final class Builder {
+        private final List<ThreadTouch> threadTouches = new ArrayList<>();
+        private final List<Run> runs = new ArrayList<>();
+        private final List<Message> messages = new ArrayList<>();
+        private final List<RunEvent> events = new ArrayList<>();
+        private final List<PendingClarify> clarifies = new ArrayList<>();
+
+        public Builder touch(ThreadTouch touch) {
+            threadTouches.add(touch);
+            return this;
+        }
+
+        public Builder run(Run run) {
+            runs.add(run);
+            return this;
+        }
+
+        public Builder message(Message message) {
+            messages.add(message);
+            return this;
+        }
+
+        public Builder messages(List<? extends Message> more) {
+            messages.addAll(more);
+            return this;
+        }
+
+        public Builder event(RunEvent event) {
+            events.add(event);
+            return this;
+        }
+
+        public Builder events(List<RunEvent> more) {
+            events.addAll(more);
+            return this;
+        }
+
+        public Builder clarify(PendingClarify clarify) {
+            clarifies.add(clarify);
+            return this;
+        }
+
+        public StoreBatch build() {
+            return new StoreBatch(threadTouches, runs, messages, events, clarifies);
+        }
+    }
+}

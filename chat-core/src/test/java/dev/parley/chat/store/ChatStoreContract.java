@@ -1,0 +1,473 @@
+package dev.parley.chat.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.ClarifyMessage;
+import dev.parley.chat.model.ErrorInfo;
+import dev.parley.chat.model.ErrorMessage;
+import dev.parley.chat.model.Feedback;
+import dev.parley.chat.model.FeedbackRating;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.ResultMessage;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.StatusMessage;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.TodoItem;
+import dev.parley.chat.model.TodoMessage;
+import dev.parley.chat.model.TodoStatus;
+import dev.parley.chat.model.TokenUsage;
+import dev.parley.chat.model.UserMessage;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link ChatStore} must have. A store module extends this class once per database
+ * and returns a fresh, empty store from {@link #createStore()}.
+ */
+public abstract class ChatStoreContract {
+    protected static final Instant T0 = Instant.parse("2026-11-29T10:00:00.000Z");
+
+    protected ChatStore store;
+
+    /** A new store with no data in it. */
+    protected abstract ChatStore createStore();
+
+    @BeforeEach
+    void openStore() {
+        store = createStore();
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    protected static Instant at(long seconds) {
+        return T0.plusSeconds(seconds);
+    }
+
+    protected ChatThread thread(String id, String owner, Instant lastMessageAt) {
+        return new ChatThread(id, owner, null, null, null, null, ThreadStatus.ACTIVE, T0, lastMessageAt);
+    }
+
+    protected Run run(String id, String threadId, RunStatus status) {
+        return new Run(id, threadId, "alice", status, id + "-u", id + "-a", "hello", "model-1", "skill-1", 5,
+                Map.of("page", "notes", "n", 3), T0, null, null, null, null, null);
+    }
+
+    protected UserMessage user(String id, String threadId, String runId, Instant createdAt) {
+        return new UserMessage(id, threadId, runId, null, MessageStatus.COMPLETED, createdAt, "hi " + id);
+    }
+
+    protected AssistantMessage answer(String id, String threadId, String runId, String parent) {
+        return new AssistantMessage(id, threadId, runId, parent, MessageStatus.COMPLETED, T0, "answer " + id, null, null);
+    }
+
+    protected RunEvent event(String runId, long seq) {
+        return new RunEvent(runId, seq, T0.toEpochMilli() + seq, new AgentStreamEvent.TextDelta(runId + "-a", "t" + seq));
+    }
+
+    // ------------------------------------------------------------------ threads
+
+    @Test
+    void threadsAreCreatedFoundAndNotDuplicated() {
+        ChatThread thread = new ChatThread("t1", "alice", "Title ✓", "sess", "m", "s", ThreadStatus.ARCHIVED, T0, at(5));
+        store.createThread(thread);
+        assertThat(store.findThread("t1")).contains(thread);
+        assertThat(store.findThread("nope")).isEmpty();
+        assertThatThrownBy(() -> store.createThread(thread))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+    }
+
+    @Test
+    void threadsAreListedPerOwnerNewestActivityFirstAndPaged() {
+        for (int i = 0; i < 7; i++) {
+            store.createThread(thread("a" + i, "alice", at(i)));
+        }
+        store.createThread(thread("b0", "bob", at(100)));
+        assertThat(store.listThreads("alice", 0, 3)).extracting(ChatThread::id).containsExactly("a6", "a5", "a4");
+        assertThat(store.listThreads("alice", 3, 3)).extracting(ChatThread::id).containsExactly("a3", "a2", "a1");
+        assertThat(store.listThreads("alice", 6, 3)).extracting(ChatThread::id).containsExactly("a0");
+        assertThat(store.listThreads("alice", 9, 3)).isEmpty();
+        assertThat(store.listThreads("bob", 0, 10)).extracting(ChatThread::id).containsExactly("b0");
+        assertThat(store.listThreads("carol", 0, 10)).isEmpty();
+
+        store.write(StoreBatch.builder().touch(new ThreadTouch("a0", null, at(50), null)).build());
+        assertThat(store.listThreads("alice", 0, 1)).extracting(ChatThread::id).containsExactly("a0");
+    }
+
+    @Test
+    void anUpdateChangesOnlyWhatAPersonEdits() {
+        store.createThread(new ChatThread("t1", "alice", null, "sess-1", null, null, ThreadStatus.ACTIVE, T0, at(1)));
+        ChatThread edited = new ChatThread("t1", "mallory", "Renamed", "sess-EVIL", "m2", "s2", ThreadStatus.ARCHIVED,
+                at(99), at(99));
+        assertThat(store.updateThread(edited)).isTrue();
+        ChatThread stored = store.findThread("t1").orElseThrow();
+        assertThat(stored.title()).isEqualTo("Renamed");
+        assertThat(stored.modelId()).isEqualTo("m2");
+        assertThat(stored.skill()).isEqualTo("s2");
+        assertThat(stored.status()).isEqualTo(ThreadStatus.ARCHIVED);
+        assertThat(stored.ownerId()).isEqualTo("alice");
+        assertThat(stored.runtimeSessionId()).isEqualTo("sess-1");
+        assertThat(stored.lastMessageAt()).isEqualTo(at(1));
+        assertThat(stored.createdAt()).isEqualTo(T0);
+        assertThat(store.updateThread(thread("nope", "alice", T0))).isFalse();
+    }
+
+    @Test
+    void touchesSetSessionNewerActivityAndAMissingTitle() {
+        store.createThread(thread("t1", "alice", at(10)));
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t1", "sess-2", at(5), "First words")).build());
+        ChatThread touched = store.findThread("t1").orElseThrow();
+        assertThat(touched.runtimeSessionId()).isEqualTo("sess-2");
+        assertThat(touched.lastMessageAt()).as("an older time is ignored").isEqualTo(at(10));
+        assertThat(touched.title()).isEqualTo("First words");
+
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t1", null, at(20), "Other words")).build());
+        touched = store.findThread("t1").orElseThrow();
+        assertThat(touched.lastMessageAt()).isEqualTo(at(20));
+        assertThat(touched.title()).as("a title is only set when missing").isEqualTo("First words");
+        assertThat(touched.runtimeSessionId()).isEqualTo("sess-2");
+
+        store.write(StoreBatch.builder().touch(new ThreadTouch("ghost", "s", at(1), "x")).build());
+        assertThat(store.findThread("ghost")).isEmpty();
+    }
+
+    @Test
+    void deletingAThreadRemovesEverythingInIt() {
+        store.createThread(thread("t1", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        writeConversation("t1", "r1");
+        writeConversation("t2", "r2");
+        store.saveFeedback(new Feedback("t1", "r1", "r1-a", "alice", FeedbackRating.UP, null, T0));
+        store.claimHostAction("r1", "x1", "lookup", "{}", T0);
+        store.reserveSeq("r1", 100);
+
+        assertThat(store.deleteThread("t1")).isTrue();
+        assertThat(store.deleteThread("t1")).isFalse();
+        assertThat(store.findThread("t1")).isEmpty();
+        assertThat(store.findRun("r1")).isEmpty();
+        assertThat(store.findMessage("r1-u")).isEmpty();
+        assertThat(store.findMessage("r1-a")).isEmpty();
+        assertThat(store.listStepMessages(List.of("r1"))).isEmpty();
+        assertThat(store.readEvents("r1", 0, 100)).isEmpty();
+        assertThat(store.lastSeq("r1")).isZero();
+        assertThat(store.findClarify("r1", "c1")).isEmpty();
+        assertThat(store.findFeedback("r1-a", "alice")).isEmpty();
+        assertThat(store.reservedSeq("r1")).isZero();
+        store.createThread(thread("t1", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r1", "t1", RunStatus.RUNNING)).build());
+        assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
+                .as("the old execution is gone").isTrue();
+
+        assertThat(store.findRun("r2")).isPresent();
+        assertThat(store.readEvents("r2", 0, 100)).hasSize(3);
+        assertThat(store.findMessage("r2-a")).isPresent();
+        assertThat(store.findClarify("r2", "c1")).isPresent();
+    }
+
+    private void writeConversation(String threadId, String runId) {
+        store.write(StoreBatch.builder()
+                .run(run(runId, threadId, RunStatus.SUCCEEDED))
+                .message(user(runId + "-u", threadId, runId, T0))
+                .message(answer(runId + "-a", threadId, runId, runId + "-u"))
+                .message(new ThinkingMessage(runId + "-t", threadId, runId, runId + "-a", MessageStatus.COMPLETED, T0, "hm"))
+                .events(List.of(event(runId, 1), event(runId, 2), event(runId, 3)))
+                .clarify(clarify(runId, "c1"))
+                .build());
+    }
+
+    // ------------------------------------------------------------------ messages
+
+    @Test
+    void everyMessageKindRoundTrips() {
+        store.createThread(thread("t", "alice", T0));
+        List<Message> all = List.of(
+                user("u", "t", "r", T0),
+                new AssistantMessage("a", "t", "r", "u", MessageStatus.FAILED, at(1), "partial ✓ " + "x".repeat(200_000),
+                        new ErrorInfo("RUNTIME_FAILED", "boom"), new TokenUsage(1, 2, 3)),
+                new ThinkingMessage("th", "t", "r", "a", MessageStatus.COMPLETED, at(2), "hmm"),
+                new ActionExecutionMessage("ac", "t", "r", "a", MessageStatus.COMPLETED, at(3), "x1", "search", "{\"q\":1}"),
+                new ResultMessage("re", "t", "r", "a", MessageStatus.COMPLETED, at(4), "x1", "search", "ok", true),
+                new StatusMessage("st", "t", "r", "a", MessageStatus.COMPLETED, at(5), "warn", "slow"),
+                new TodoMessage("to", "t", "r", "a", MessageStatus.IN_PROGRESS, at(6),
+                        List.of(new TodoItem("1", "a", TodoStatus.IN_PROGRESS, null), new TodoItem("2", "b", TodoStatus.PENDING, "1"))),
+                new ClarifyMessage("cl", "t", "r", "a", MessageStatus.COMPLETED, at(7), "c1", "which?", List.of("x", "y"),
+                        true, List.of("x", "y")),
+                new ErrorMessage("er", "t", "r", "a", MessageStatus.COMPLETED, at(8), "E", "bad"));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.FAILED)).messages(all).build());
+        for (Message message : all) {
+            assertThat(store.findMessage(message.id())).contains(message);
+        }
+        assertThat(store.listTopLevelMessages("t", null, 10)).containsExactlyElementsOf(all.subList(0, 2));
+        assertThat(store.listStepMessages(List.of("r"))).containsExactlyElementsOf(all.subList(2, all.size()));
+    }
+
+    @Test
+    void aMessageSavedAgainIsReplacedButKeepsItsPlace() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder()
+                .message(user("u1", "t", "r1", T0))
+                .message(new AssistantMessage("a1", "t", "r1", "u1", MessageStatus.IN_PROGRESS, T0, "", null, null))
+                .message(new ThinkingMessage("s1", "t", "r1", "a1", MessageStatus.IN_PROGRESS, T0, "a"))
+                .message(new ThinkingMessage("s2", "t", "r1", "a1", MessageStatus.IN_PROGRESS, T0, "b"))
+                .build());
+        store.write(StoreBatch.builder()
+                .message(user("u2", "t", "r2", at(9)))
+                .message(answer("a1", "t", "r1", "u1"))
+                .message(new ThinkingMessage("s1", "t", "r1", "a1", MessageStatus.COMPLETED, T0, "a, done"))
+                .build());
+        assertThat(store.listTopLevelMessages("t", null, 10)).extracting(Message::id).containsExactly("u1", "a1", "u2");
+        assertThat(((AssistantMessage) store.findMessage("a1").orElseThrow()).text()).isEqualTo("answer a1");
+        assertThat(store.listStepMessages(List.of("r1"))).extracting(Message::id).containsExactly("s1", "s2");
+        assertThat(store.listStepMessages(List.of("r1")).get(0).status()).isEqualTo(MessageStatus.COMPLETED);
+    }
+
+    @Test
+    void topLevelMessagesArePagedBackwardsFromACursor() {
+        store.createThread(thread("t", "alice", T0));
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < 10; i++) {
+            batch.message(user("u" + i, "t", "r" + i, at(i)));
+            batch.message(new ThinkingMessage("step" + i, "t", "r" + i, "u" + i, MessageStatus.COMPLETED, at(i), "x"));
+        }
+        store.write(batch.build());
+        assertThat(store.listTopLevelMessages("t", null, 3)).extracting(Message::id).containsExactly("u7", "u8", "u9");
+        assertThat(store.listTopLevelMessages("t", "u7", 3)).extracting(Message::id).containsExactly("u4", "u5", "u6");
+        assertThat(store.listTopLevelMessages("t", "u2", 3)).extracting(Message::id).containsExactly("u0", "u1");
+        assertThat(store.listTopLevelMessages("t", "u0", 3)).isEmpty();
+        assertThat(store.listTopLevelMessages("other", null, 3)).isEmpty();
+        assertThat(store.listStepMessages(List.of("r3", "r5"))).extracting(Message::id).containsExactly("step3", "step5");
+        assertThat(store.listStepMessages(List.of())).isEmpty();
+    }
+
+    @Test
+    void variantsAreTheAnswersSharingAParent() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder()
+                .message(user("u1", "t", "r1", T0))
+                .message(answer("a1", "t", "r1", "u1"))
+                .message(answer("a2", "t", "r2", "u1"))
+                .message(user("u2", "t", "r3", T0))
+                .message(answer("a3", "t", "r3", "u2"))
+                .message(answer("a4", "t", "r4", "u1"))
+                .build());
+        Map<String, List<String>> variants = store.findVariantIds(List.of("u1", "u2", "u-none"));
+        assertThat(variants).containsOnlyKeys("u1", "u2");
+        assertThat(variants.get("u1")).containsExactly("a1", "a2", "a4");
+        assertThat(variants.get("u2")).containsExactly("a3");
+    }
+
+    // ------------------------------------------------------------------ runs and events
+
+    @Test
+    void runsAreUpsertedAndFoundByStatus() {
+        store.createThread(thread("t", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        Run running = run("r1", "t", RunStatus.RUNNING);
+        store.write(StoreBatch.builder().run(running).run(run("r2", "t", RunStatus.QUEUED))
+                .run(run("r3", "t2", RunStatus.RUNNING)).build());
+        assertThat(store.findRun("r1")).contains(running);
+        Run done = running.finished(RunStatus.FAILED, at(3), new ErrorInfo("X", "y"), new TokenUsage(4, 5, 9), "guard");
+        store.write(StoreBatch.builder().run(done).build());
+        assertThat(store.findRun("r1")).contains(done);
+        assertThat(store.findRuns(EnumSet.of(RunStatus.RUNNING, RunStatus.QUEUED))).extracting(Run::id)
+                .containsExactlyInAnyOrder("r2", "r3");
+        assertThat(store.findThreadRuns("t", EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING))).extracting(Run::id)
+                .containsExactly("r2");
+        assertThat(store.findThreadRuns("t", EnumSet.of(RunStatus.FAILED))).extracting(Run::id).containsExactly("r1");
+        assertThat(store.findRun("nope")).isEmpty();
+    }
+
+    @Test
+    void eventsAreReadAfterACursorInSeqOrderAndStoredOnce() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).build());
+        List<RunEvent> first = IntStream.rangeClosed(1, 5).mapToObj(i -> event("r", i)).collect(Collectors.toList());
+        store.write(StoreBatch.builder().events(first).build());
+        RunEvent clash = new RunEvent("r", 3, 0, new AgentStreamEvent.TextDelta("x", "DIFFERENT"));
+        store.write(StoreBatch.builder().event(clash).event(event("r", 6)).build());
+
+        assertThat(store.readEvents("r", 0, 100)).hasSize(6);
+        assertThat(store.readEvents("r", 0, 100).get(2)).as("an existing seq is left as it is").isEqualTo(event("r", 3));
+        assertThat(store.readEvents("r", 2, 2)).containsExactly(event("r", 3), event("r", 4));
+        assertThat(store.readEvents("r", 6, 10)).isEmpty();
+        assertThat(store.readEvents("other", 0, 10)).isEmpty();
+        assertThat(store.lastSeq("r")).isEqualTo(6);
+        assertThat(store.lastSeq("other")).isZero();
+
+        store.write(StoreBatch.builder().event(event("r", 5000)).build());
+        assertThat(store.readEvents("r", 6, 10)).containsExactly(event("r", 5000));
+        assertThat(store.lastSeq("r")).isEqualTo(5000);
+    }
+
+    @Test
+    void everyEventKindSurvivesStorage() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).build());
+        ChatJson json = ChatJson.shared();
+        List<AgentStreamEvent> kinds = List.of(
+                new AgentStreamEvent.RunStarted("t", "r", "a"),
+                new AgentStreamEvent.MessagesSnapshot("t", "r", List.of(user("u", "t", "r", T0)), "guard"),
+                new AgentStreamEvent.ToolCallStart("m", "x", "n", "{\"a\":[1,2]}"),
+                new AgentStreamEvent.TodosUpdated("todo", List.of(new TodoItem("1", "c", TodoStatus.CANCELLED, null))),
+                new AgentStreamEvent.ClarifyRequested("m2", "c", "q?", List.of("a"), true, "tok"),
+                new AgentStreamEvent.RunFailed("E", "msg \"quoted\" ✓"),
+                json.readEvent("{\"type\":\"from_the_future\",\"x\":{\"y\":[true]}}"));
+        List<RunEvent> events = new ArrayList<>();
+        for (int i = 0; i < kinds.size(); i++) {
+            events.add(new RunEvent("r", i + 1, T0.toEpochMilli() + i, kinds.get(i)));
+        }
+        store.write(StoreBatch.builder().events(events).build());
+        List<RunEvent> read = store.readEvents("r", 0, 100);
+        assertThat(read.subList(0, kinds.size() - 1)).containsExactlyElementsOf(events.subList(0, kinds.size() - 1));
+        RunEvent unknown = read.get(kinds.size() - 1);
+        assertThat(unknown.type()).isEqualTo("from_the_future");
+        assertThat(json.readTree(json.write(unknown.event()))).isEqualTo(json.readTree("{\"type\":\"from_the_future\",\"x\":{\"y\":[true]}}"));
+    }
+
+    @Test
+    void theSeqReservationOnlyGrows() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).build());
+        assertThat(store.reservedSeq("r")).isZero();
+        store.reserveSeq("r", 4096);
+        store.reserveSeq("r", 100);
+        assertThat(store.reservedSeq("r")).isEqualTo(4096);
+        store.reserveSeq("r", 8192);
+        assertThat(store.reservedSeq("r")).isEqualTo(8192);
+    }
+
+    // ------------------------------------------------------------------ clarifies
+
+    protected PendingClarify clarify(String runId, String clarifyId) {
+        return new PendingClarify(runId, clarifyId, runId + ":" + clarifyId, "Which one?", List.of("a", "b"), false,
+                "resume-7", ClarifyState.PENDING, List.of(), T0, null);
+    }
+
+    @Test
+    void aClarifyIsAnsweredOnce() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).clarify(clarify("r", "c1"))
+                .clarify(clarify("r", "c2")).build());
+        store.write(StoreBatch.builder().clarify(new PendingClarify("r", "c1", "other", "changed?", List.of(), true, null,
+                ClarifyState.CANCELLED, List.of(), T0, null)).build());
+        assertThat(store.findClarify("r", "c1")).contains(clarify("r", "c1"));
+        assertThat(store.listPendingClarifies("r")).extracting(PendingClarify::clarifyId).containsExactly("c1", "c2");
+
+        assertThat(store.answerClarify("r", "c1", List.of("b"), at(1))).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.answerClarify("r", "c1", List.of("b"), at(2))).isEqualTo(AnswerOutcome.REPLAYED);
+        assertThat(store.answerClarify("r", "c1", List.of("a"), at(3))).isEqualTo(AnswerOutcome.CONFLICT);
+        assertThat(store.answerClarify("r", "zz", List.of("a"), at(3))).isEqualTo(AnswerOutcome.NOT_FOUND);
+        PendingClarify answered = store.findClarify("r", "c1").orElseThrow();
+        assertThat(answered.state()).isEqualTo(ClarifyState.ANSWERED);
+        assertThat(answered.answer()).containsExactly("b");
+        assertThat(answered.answeredAt()).isEqualTo(at(1));
+        assertThat(store.listPendingClarifies("r")).extracting(PendingClarify::clarifyId).containsExactly("c2");
+
+        store.reopenClarify("r", "c1");
+        assertThat(store.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.PENDING);
+        assertThat(store.answerClarify("r", "c1", List.of("a"), at(4))).isEqualTo(AnswerOutcome.ACCEPTED);
+
+        store.cancelPendingClarifies("r");
+        assertThat(store.findClarify("r", "c2").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
+        assertThat(store.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
+        assertThat(store.answerClarify("r", "c2", List.of("a"), at(5))).isEqualTo(AnswerOutcome.CONFLICT);
+        assertThat(store.listPendingClarifies("r")).isEmpty();
+    }
+
+    @Test
+    void racingAnswersGetExactlyOneAcceptance() throws Exception {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).clarify(clarify("r", "c")).build());
+        List<AnswerOutcome> outcomes = race(8, i -> store.answerClarify("r", "c", List.of("answer " + (i % 2)), at(1)));
+        assertThat(outcomes).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
+        assertThat(outcomes).doesNotContain(AnswerOutcome.NOT_FOUND);
+    }
+
+    // ------------------------------------------------------------------ feedback and host actions
+
+    @Test
+    void feedbackIsOnePerOwnerAndMessage() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.SUCCEEDED)).message(answer("a", "t", "r", "u")).build());
+        store.saveFeedback(new Feedback("t", "r", "a", "alice", FeedbackRating.UP, null, T0));
+        store.saveFeedback(new Feedback("t", "r", "a", "alice", FeedbackRating.DOWN, "wrong year", at(1)));
+        store.saveFeedback(new Feedback("t", "r", "a", "bob", FeedbackRating.UP, "nice", at(2)));
+        assertThat(store.findFeedback("a", "alice"))
+                .contains(new Feedback("t", "r", "a", "alice", FeedbackRating.DOWN, "wrong year", at(1)));
+        assertThat(store.findFeedback("a", "bob").orElseThrow().rating()).isEqualTo(FeedbackRating.UP);
+        assertThat(store.findFeedback("a", "carol")).isEmpty();
+    }
+
+    @Test
+    void aHostActionIsClaimedOnceAndItsResultKept() throws Exception {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).build());
+        List<HostActionRecord> claims = race(8, i -> store.claimHostAction("r", "x1", "lookup", "{\"id\":7}", at(1)));
+        assertThat(claims).filteredOn(HostActionRecord::claimedNow).hasSize(1);
+
+        store.completeHostAction("r", "x1", "{\"found\":true}", false, at(2));
+        HostActionRecord again = store.claimHostAction("r", "x1", "lookup", "{\"id\":7}", at(3));
+        assertThat(again.claimedNow()).isFalse();
+        assertThat(again.isCompleted()).isTrue();
+        assertThat(again.result()).isEqualTo("{\"found\":true}");
+        assertThat(again.error()).isFalse();
+        assertThat(again.arguments()).isEqualTo("{\"id\":7}");
+        assertThat(again.completedAt()).isEqualTo(at(2));
+
+        store.completeHostAction("r", "x1", "overwritten?", true, at(4));
+        assertThat(store.claimHostAction("r", "x1", "lookup", "{}", at(5)).result()).isEqualTo("{\"found\":true}");
+        assertThat(store.claimHostAction("r", "x2", "lookup", "{}", at(5)).claimedNow()).isTrue();
+    }
+
+    /** Runs {@code task} from {@code threads} threads released at the same moment. */
+    protected static <T> List<T> race(int threads, java.util.function.IntFunction<T> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                int n = i;
+                Callable<T> call = () -> {
+                    start.await();
+                    return task.apply(n);
+                };
+                futures.add(pool.submit(call));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
