@@ -1,0 +1,111 @@
+package dev.parley.chat.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The engine's limits and tuning, with production defaults ({@link #defaults()}). Immutable; change a
+ * value with its {@code with…} method.
+ *
+ * @param maxMessageLength the longest user message or clarify answer, in characters (default 100 000)
+ * @param maxPageSize the largest page a list call returns (default 200)
+ * @param defaultPageSize the page size when the caller gives none (default 50)
+ * @param titleLength how many characters of the first user message make a thread's default title (30)
+ * @param subscriberLagLimit how many events a live subscriber may fall behind before it is cut off with
+ *     its cursor (default 10 000)
+ * @param eventFlushInterval how often the batch writer stores new events (default 20 ms)
+ * @param eventFlushBatchSize a flush starts early once this many events wait (default 512)
+ * @param messageFlushInterval how often a running run's messages are stored (default 1 s); events are
+ *     the exact record, messages are also stored at every clarify and at the end of the run
+ * @param maxPendingEvents a run's stream is held back while this many events wait for the store
+ *     (default 100 000)
+ * @param cancelGracePeriod how long a runtime may take to confirm a cancel before the engine ends the run
+ *     itself (default 10 s)
+ * @param replayPageSize how many events a replay reads from the store at once (default 512)
+ */
+public record EngineLimits(
+        int maxMessageLength,
+        int maxPageSize,
+        int defaultPageSize,
+        int titleLength,
+        int subscriberLagLimit,
+        Duration eventFlushInterval,
+        int eventFlushBatchSize,
+        Duration messageFlushInterval,
+        int maxPendingEvents,
+        Duration cancelGracePeriod,
+        int replayPageSize) {
+
+    public EngineLimits {
+        positive(maxMessageLength, "maxMessageLength");
+        positive(maxPageSize, "maxPageSize");
+        positive(defaultPageSize, "defaultPageSize");
+        positive(titleLength, "titleLength");
+        positive(subscriberLagLimit, "subscriberLagLimit");
+        positive(eventFlushBatchSize, "eventFlushBatchSize");
+        positive(maxPendingEvents, "maxPendingEvents");
+        positive(replayPageSize, "replayPageSize");
+        positive(eventFlushInterval, "eventFlushInterval");
+        positive(messageFlushInterval, "messageFlushInterval");
+        positive(cancelGracePeriod, "cancelGracePeriod");
+        if (defaultPageSize > maxPageSize) {
+            throw new IllegalArgumentException("defaultPageSize must not exceed maxPageSize");
+        }
+    }
+
+    public static EngineLimits defaults() {
+        return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, Duration.ofSeconds(1),
+                100_000, Duration.ofSeconds(10), 512);
+    }
+
+    public EngineLimits withMaxMessageLength(int value) {
+        return new EngineLimits(value, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
+                replayPageSize);
+    }
+
+    public EngineLimits withSubscriberLagLimit(int value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, value,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
+                replayPageSize);
+    }
+
+    public EngineLimits withEventFlush(Duration interval, int batchSize) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                interval, batchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod, replayPageSize);
+    }
+
+    public EngineLimits withMessageFlushInterval(Duration value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, value, maxPendingEvents, cancelGracePeriod, replayPageSize);
+    }
+
+    public EngineLimits withMaxPendingEvents(int value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, value, cancelGracePeriod, replayPageSize);
+    }
+
+    public EngineLimits withCancelGracePeriod(Duration value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, value, replayPageSize);
+    }
+
+    public EngineLimits withPageSizes(int defaultSize, int maxSize) {
+        return new EngineLimits(maxMessageLength, maxSize, defaultSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
+                replayPageSize);
+    }
+
+    private static void positive(int value, String name) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+
+    private static void positive(Duration value, String name) {
+        Objects.requireNonNull(value, name);
+        if (value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.engine.EngineLimits;
+import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.store.ChatStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/** The services every part of the engine shares. Immutable apart from the live maps; thread-safe. */
+public final class EngineContext {
+    /** How many of a run's newest events stay in memory after they are stored. */
+    static final int RING_CAPACITY = 1024;
+    /** How far ahead of the newest seq the store's reservation mark is moved. */
+    static final int SEQ_RESERVATION_BLOCK = 4096;
+
+    final ChatStore store;
+    final RuntimeAdapter runtime;
+    final Clock clock;
+    final EngineLimits limits;
+    final Executor work;
+    final Executor delivery;
+    final ScheduledExecutorService timers;
+    final EngineListener listener;
+    final Map<String, HostAction> hostActions;
+    final BatchWriter writer;
+    final ConcurrentMap<String, ActiveRun> activeRuns = new ConcurrentHashMap<>();
+    final ThreadLanes lanes = new ThreadLanes();
+
+    public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
+            Executor delivery, ScheduledExecutorService timers, EngineListener listener,
+            Map<String, HostAction> hostActions) {
+        this.store = store;
+        this.runtime = runtime;
+        this.clock = clock;
+        this.limits = limits;
+        this.work = work;
+        this.delivery = delivery;
+        this.timers = timers;
+        this.listener = listener;
+        this.hostActions = Map.copyOf(hostActions);
+        this.writer = new BatchWriter(store, limits, clock);
+    }
+
+    /** The clock's time, at millisecond precision (what the model stores). */
+    public Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+
+    boolean can(Capability capability) {
+        return runtime.capabilities().contains(capability);
+    }
+
+    public ChatStore store() {
+        return store;
+    }
+
+    public RuntimeAdapter runtime() {
+        return runtime;
+    }
+
+    public EngineLimits limits() {
+        return limits;
+    }
+
+    public BatchWriter writer() {
+        return writer;
+    }
+}

@@ -1,0 +1,163 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.ClarifyMessage;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.store.ClarifyState;
+import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** What a new engine does with the runs a previous process left behind. */
+class RecoveryTest extends EngineTestSupport {
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
+    /** Writes what a process that died mid-run would have left: a run, its first messages, some events. */
+    private Run leftBehind(String runId, RunStatus status, int storedEvents, long reservedSeq) {
+        String threadId = "t-" + runId;
+        store.createThread(new ChatThread(threadId, ALICE, "t", "sess-1", null, null, ThreadStatus.ACTIVE, T0, T0));
+        UserMessage user = new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, T0, "hello");
+        AssistantMessage answer = new AssistantMessage(runId + "-a", threadId, runId, user.id(), MessageStatus.IN_PROGRESS,
+                T0, "", null, null);
+        Run run = new Run(runId, threadId, ALICE, status, user.id(), answer.id(), "hello", null, null, null, Map.of(),
+                T0, T0, null, null, null, null);
+        StoreBatch.Builder batch = StoreBatch.builder().run(run).message(user).message(answer);
+        List<AgentStreamEvent> events = List.of(
+                new AgentStreamEvent.RunStarted(threadId, runId, answer.id()),
+                new AgentStreamEvent.MessagesSnapshot(threadId, runId, List.of(user, answer), null),
+                new AgentStreamEvent.TextDelta(answer.id(), "Partial"),
+                new AgentStreamEvent.ClarifyRequested(runId + ":clarify:1", "ask-1", "Which city?", List.of("Paris", "Rome"),
+                        false, "bridge-seq-17"));
+        for (int i = 0; i < storedEvents; i++) {
+            batch.event(new RunEvent(runId, i + 1, T0.toEpochMilli() + i, events.get(i)));
+        }
+        if (storedEvents >= 4) {
+            batch.clarify(new PendingClarify(runId, "ask-1", runId + ":clarify:1", "Which city?", List.of("Paris", "Rome"),
+                    false, "bridge-seq-17", ClarifyState.PENDING, List.of(), T0, null));
+        }
+        store.write(batch.build());
+        store.reserveSeq(runId, reservedSeq);
+        return run;
+    }
+
+    @Test
+    void aRunningRunBecomesInterruptedAboveEverySeqAClientMayHold() {
+        Run run = leftBehind("r1", RunStatus.RUNNING, 3, 4096);
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("next")));
+
+        Run recovered = engine.state(ALICE, run.id()).run();
+        assertThat(recovered.status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(recovered.error().code()).isEqualTo("INTERRUPTED");
+        assertThat(store.findRun(run.id()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        List<RunEvent> events = store.readEvents(run.id(), 0, 100);
+        RunEvent end = events.get(events.size() - 1);
+        assertThat(end.event()).isInstanceOf(AgentStreamEvent.RunFinished.class);
+        assertThat(end.seq()).isEqualTo(4097);
+
+        AssistantMessage answer = (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
+        assertThat(answer.text()).isEqualTo("Partial");
+        assertThat(answer.status()).isEqualTo(MessageStatus.INTERRUPTED);
+
+        EventCollector ahead = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 3000)).awaitDone();
+        assertThat(ahead.events()).containsExactly(end);
+        EventCollector all = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 0)).awaitDone();
+        assertThat(all.events()).extracting(RunEvent::seq).containsExactly(1L, 2L, 3L, 4097L);
+        assertThat(all.reduced().messages()).isEqualTo(storedMessagesOf(store.findRun(run.id()).orElseThrow()));
+
+        RunTicket next = engine.startRun(ALICE, run.threadId(), StartRun.of("again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aRunThatDiedBeforeItsFirstEventIsInterruptedToo() {
+        Run run = leftBehind("r2", RunStatus.RUNNING, 0, 0);
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x")));
+        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        EventCollector all = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 0)).awaitDone();
+        assertThat(all.events()).extracting(RunEvent::type)
+                .containsExactly("run_started", "messages", "run_finished");
+        assertThat(store.findMessage(run.assistantMessageId()).orElseThrow().status()).isEqualTo(MessageStatus.INTERRUPTED);
+    }
+
+    @Test
+    void aRunWaitingForAnAnswerIsReattachedAndStillAnswerable() {
+        Run run = leftBehind("r3", RunStatus.WAITING_FOR_INPUT, 4, 4096);
+        ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
+            String choice = p.awaitAnswer("ask-1").answer().get(0);
+            p.text(" — going to " + choice);
+            p.finish();
+        });
+        ChatEngine engine = engine(runtime);
+        await(runtime::reattachments, list -> !list.isEmpty(), "the re-attachment");
+        assertThat(runtime.reattachments()).containsExactly("r3@bridge-seq-17");
+        assertThat(runtime.requests().get(0).runtimeSessionId()).isEqualTo("sess-1");
+        RunState state = engine.state(ALICE, run.id());
+        assertThat(state.run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        assertThat(state.pendingClarifies()).extracting(ClarifyMessage::clarifyId).containsExactly("ask-1");
+
+        assertThat(engine.answer(ALICE, run.id(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(engine, run.id(), RunStatus.SUCCEEDED);
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("Partial — going to Rome");
+        List<RunEvent> events = store.readEvents(run.id(), 0, 100);
+        assertThat(events.get(4).seq()).as("new events are numbered above the reservation").isEqualTo(4097);
+    }
+
+    @Test
+    void withoutReattachAWaitingRunIsInterruptedAndItsQuestionWithdrawn() {
+        Run run = leftBehind("r4", RunStatus.WAITING_FOR_INPUT, 4, 10);
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x"))
+                .withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL)));
+        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(store.findClarify(run.id(), "ask-1").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
+        assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, run.id(), "ask-1", List.of("Rome")));
+        Message clarify = store.findMessage(run.id() + ":clarify:1").orElseThrow();
+        assertThat(clarify.status()).isEqualTo(MessageStatus.INTERRUPTED);
+    }
+
+    @Test
+    void aQueuedRunStartsAfterARestart() {
+        Run run = leftBehind("r5", RunStatus.QUEUED, 0, 0);
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("finally")));
+        awaitRun(engine, run.id(), RunStatus.SUCCEEDED);
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text()).isEqualTo("finally");
+    }
+
+    @Test
+    void closingTheEngineInterruptsWorkingRunsButLeavesReattachableWaitingOnes() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("work")
+                ? Scripts.streamsUntilCancelled() : Scripts.clarify("?", List.of("a")));
+        ChatEngine engine = engine(runtime);
+        String t1 = engine.createThread(ALICE, NewThread.empty()).id();
+        String t2 = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket working = engine.startRun(ALICE, t1, StartRun.of("work"));
+        RunTicket waiting = engine.startRun(ALICE, t2, StartRun.of("ask"));
+        EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, working.runId(), 0)).awaitCount(4);
+        awaitRun(engine, waiting.runId(), RunStatus.WAITING_FOR_INPUT);
+
+        engine.close();
+        assertThat(store.findRun(working.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(store.findRun(waiting.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        assertThat(((AssistantMessage) store.findMessage(working.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("Partial answer");
+    }
+}

@@ -1,0 +1,300 @@
+package dev.parley.chat.testing;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.model.Feedback;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.ClarifyReply;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.StreamPublisher;
+import dev.parley.chat.runtime.ToolResult;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A {@link RuntimeAdapter} that plays scripted scenarios on its own threads, for tests: thinking, text,
+ * tool calls, todos, clarify questions that wait for the answer, host actions that wait for their
+ * result, failures, slow and long streams. It records what the engine asked of it.
+ *
+ * <p>Its capabilities are configurable, so the engine's fallbacks (no cancel, no clarify …) can be tested.
+ */
+public final class ScriptedRuntime implements RuntimeAdapter {
+
+    /** A scenario for one run. */
+    @FunctionalInterface
+    public interface Script {
+        void play(RunRequest request, Player player) throws Exception;
+    }
+
+    /** Thrown inside a script when the run was cancelled; the runtime then ends the run CANCELLED. */
+    public static final class Cancelled extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Cancelled() {
+            super("cancelled", null, false, false);
+        }
+    }
+
+    /** What a script uses to act. One per run; used from the script's thread. */
+    public final class Player {
+        private final RunRequest request;
+        private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
+        final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+        volatile boolean cancelled;
+
+        Player(RunRequest request, StreamPublisher.Emitter<AgentStreamEvent> emitter) {
+            this.request = request;
+            this.emitter = emitter;
+        }
+
+        public RunRequest request() {
+            return request;
+        }
+
+        public void emit(AgentStreamEvent event) {
+            if (cancelled) {
+                throw new Cancelled();
+            }
+            if (!emitter.emit(event)) {
+                throw new Cancelled();
+            }
+        }
+
+        /** Emits a piece of the answer. */
+        public void text(String delta) {
+            emit(new AgentStreamEvent.TextDelta(request.assistantMessageId(), delta));
+        }
+
+        public void thinking(String messageKey, String delta) {
+            emit(new AgentStreamEvent.ThinkingDelta(request.runId() + ":thinking:" + messageKey, delta));
+        }
+
+        public void finish() {
+            emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+        }
+
+        /** Waits for the answer to a clarify question (or the cancel). */
+        public ClarifyReply awaitAnswer(String clarifyId) throws InterruptedException {
+            return await(ClarifyReply.class, clarifyId);
+        }
+
+        /** Waits for a host action's result (or the cancel). */
+        public ToolResult awaitToolResult(String executionId) throws InterruptedException {
+            return await(ToolResult.class, executionId);
+        }
+
+        /** Waits until the run is cancelled. */
+        public void awaitCancel() throws InterruptedException {
+            while (!cancelled) {
+                Object item = inbox.poll(10, TimeUnit.SECONDS);
+                if (item == null && !cancelled) {
+                    throw new IllegalStateException("no cancel arrived");
+                }
+            }
+            throw new Cancelled();
+        }
+
+        public void sleep(long millis) throws InterruptedException {
+            long end = System.currentTimeMillis() + millis;
+            while (!cancelled && System.currentTimeMillis() < end) {
+                inbox.poll(Math.max(1, end - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+            }
+            if (cancelled) {
+                throw new Cancelled();
+            }
+        }
+
+        private <T> T await(Class<T> type, String key) throws InterruptedException {
+            while (true) {
+                if (cancelled) {
+                    throw new Cancelled();
+                }
+                Object item = inbox.poll(30, TimeUnit.SECONDS);
+                if (item == null) {
+                    throw new IllegalStateException("nothing arrived for " + key);
+                }
+                if (type.isInstance(item)) {
+                    String itemKey = item instanceof ClarifyReply ? ((ClarifyReply) item).clarifyId()
+                            : ((ToolResult) item).executionId();
+                    if (itemKey.equals(key)) {
+                        return type.cast(item);
+                    }
+                }
+            }
+        }
+    }
+
+    private final Function<RunRequest, Script> scripts;
+    private final Set<Capability> capabilities;
+    private final Map<String, Player> players = new ConcurrentHashMap<>();
+    private final List<RunRequest> requests = new CopyOnWriteArrayList<>();
+    private final List<String> retries = new CopyOnWriteArrayList<>();
+    private final List<String> reattachTokens = new CopyOnWriteArrayList<>();
+    private final List<ClarifyReply> answers = new CopyOnWriteArrayList<>();
+    private final List<String> cancels = new CopyOnWriteArrayList<>();
+    private final List<ToolResult> toolResults = new CopyOnWriteArrayList<>();
+    private final List<Feedback> feedback = new CopyOnWriteArrayList<>();
+    private final Map<String, Flow.Subscriber<?>> streams = new ConcurrentHashMap<>();
+
+    private ScriptedRuntime(Function<RunRequest, Script> scripts, Set<Capability> capabilities) {
+        this.scripts = scripts;
+        this.capabilities = capabilities;
+    }
+
+    /** A runtime with every capability that plays the script chosen per request. */
+    public static ScriptedRuntime of(Function<RunRequest, Script> scripts) {
+        return new ScriptedRuntime(scripts, EnumSet.allOf(Capability.class));
+    }
+
+    /** A runtime with every capability that plays one script for every run. */
+    public static ScriptedRuntime playing(Script script) {
+        return of(request -> script);
+    }
+
+    /** The same scripts with only these capabilities. */
+    public ScriptedRuntime withCapabilities(Set<Capability> only) {
+        return new ScriptedRuntime(scripts, only.isEmpty() ? EnumSet.noneOf(Capability.class) : EnumSet.copyOf(only));
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+        requests.add(request);
+        return play(request);
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
+        retries.add(request.runId());
+        requests.add(request);
+        return play(request);
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
+        requireCapability(Capability.REATTACH);
+        reattachTokens.add(request.runId() + "@" + resumeToken);
+        requests.add(request);
+        return play(request);
+    }
+
+    private Flow.Publisher<AgentStreamEvent> play(RunRequest request) {
+        Script script = scripts.apply(request);
+        return StreamPublisher.create(64, emitter -> {
+            Player player = new Player(request, emitter);
+            players.put(request.runId(), player);
+            emitter.onCancel(() -> {
+                player.cancelled = true;
+                player.inbox.add("cancel");
+            });
+            Thread thread = new Thread(() -> {
+                try {
+                    script.play(request, player);
+                    emitter.complete();
+                } catch (Cancelled e) {
+                    emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "cancelled by the runtime"));
+                    emitter.complete();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                } finally {
+                    players.remove(request.runId());
+                }
+            }, "script-" + request.runId());
+            thread.setDaemon(true);
+            thread.start();
+        });
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public void answerClarify(ClarifyReply reply) {
+        requireCapability(Capability.CLARIFY);
+        Player player = players.get(reply.runId());
+        if (player == null) {
+            throw new ChatException(ErrorCode.NOT_FOUND, "no such run in the runtime: " + reply.runId());
+        }
+        answers.add(reply);
+        player.inbox.add(reply);
+    }
+
+    @Override
+    public void cancel(String runId) {
+        requireCapability(Capability.CANCEL);
+        cancels.add(runId);
+        Player player = players.get(runId);
+        if (player != null) {
+            player.cancelled = true;
+            player.inbox.add("cancel");
+        }
+    }
+
+    @Override
+    public void submitToolResult(ToolResult result) {
+        requireCapability(Capability.HOST_TOOLS);
+        toolResults.add(result);
+        Player player = players.get(result.runId());
+        if (player != null) {
+            player.inbox.add(result);
+        }
+    }
+
+    @Override
+    public void sendFeedback(Feedback rating) {
+        feedback.add(rating);
+    }
+
+    private void requireCapability(Capability capability) {
+        if (!capabilities.contains(capability)) {
+            throw ChatException.unsupported("scripted runtime without " + capability);
+        }
+    }
+
+    public List<RunRequest> requests() {
+        return requests;
+    }
+
+    public List<String> retries() {
+        return retries;
+    }
+
+    /** {@code runId@resumeToken} for every re-attachment. */
+    public List<String> reattachments() {
+        return reattachTokens;
+    }
+
+    public List<ClarifyReply> answers() {
+        return answers;
+    }
+
+    public List<String> cancels() {
+        return cancels;
+    }
+
+    public List<ToolResult> toolResults() {
+        return toolResults;
+    }
+
+    public List<Feedback> feedback() {
+        return feedback;
+    }
+
+    /** True while a script is playing for this run. */
+    public boolean isPlaying(String runId) {
+        return players.containsKey(runId);
+    }
+}
