@@ -1,0 +1,87 @@
+package dev.parley.chat.spring;
+
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.spring.internal.CompositeEngineListener;
+import dev.parley.chat.spring.internal.Heartbeats;
+import dev.parley.chat.spring.internal.ParleyMetrics;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The {@link ChatEngine}, over the {@link RuntimeAdapter} and {@link ChatStore} beans. Without a store bean
+ * the in-memory store is used (with a warning: nothing survives a restart); without a runtime bean there
+ * is no engine (set {@code parley.hermes.base-url} or define a {@link RuntimeAdapter}). Every bean backs
+ * off when the host defines its own. {@link EngineListener} and {@link HostAction} beans are picked up.
+ */
+@AutoConfiguration(afterName = {
+    "dev.parley.chat.spring.ParleyHermesAutoConfiguration",
+    "dev.parley.chat.spring.ParleyJdbiStoreAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
+})
+@EnableConfigurationProperties(ParleyProperties.class)
+public class ParleyAutoConfiguration {
+    private static final Logger log = LoggerFactory.getLogger(ParleyAutoConfiguration.class);
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ChatStore parleyChatStore() {
+        log.warn("Parley uses the in-memory store: conversations are lost when the process stops. "
+                + "Give the application a DataSource (and chat-store-jdbi) or a ChatStore bean to keep them.");
+        return new InMemoryChatStore();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(RuntimeAdapter.class)
+    public ChatEngine chatEngine(RuntimeAdapter runtime, ChatStore store, ParleyProperties properties,
+            ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions) {
+        ChatEngine.Builder builder = ChatEngine.builder()
+                .runtime(runtime)
+                .store(store)
+                .limits(properties.getEngine().toLimits())
+                .doubleTexting(properties.getEngine().getDoubleTexting())
+                .deliveryThreads(properties.getEngine().getDeliveryThreads())
+                .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
+        hostActions.orderedStream().forEach(builder::hostAction);
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(RuntimeAdapter.class)
+    public SmartInitializingSingleton parleyMissingRuntimeWarning() {
+        return () -> log.warn("Parley is on the classpath but has no runtime, so no chat engine was created: "
+                + "set parley.hermes.base-url, or define a RuntimeAdapter bean.");
+    }
+
+    /** Micrometer meters, when the application has a meter registry. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        ParleyMetrics parleyMetrics(MeterRegistry registry, ObjectProvider<Heartbeats> heartbeats) {
+            return new ParleyMetrics(registry, () -> {
+                Heartbeats streams = heartbeats.getIfAvailable();
+                return streams == null ? 0 : streams.openStreams();
+            });
+        }
+    }
+}

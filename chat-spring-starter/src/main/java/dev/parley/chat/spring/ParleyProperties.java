@@ -1,0 +1,378 @@
+package dev.parley.chat.spring;
+
+import dev.parley.chat.engine.DoubleTexting;
+import dev.parley.chat.engine.EngineLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/** Everything Parley's auto-configuration reads, under {@code parley.*}. */
+@ConfigurationProperties("parley")
+public class ParleyProperties {
+
+    private final Web web = new Web();
+    private final Owner owner = new Owner();
+    private final Engine engine = new Engine();
+    private final Store store = new Store();
+    private final Hermes hermes = new Hermes();
+
+    public Web getWeb() {
+        return web;
+    }
+
+    public Owner getOwner() {
+        return owner;
+    }
+
+    public Engine getEngine() {
+        return engine;
+    }
+
+    public Store getStore() {
+        return store;
+    }
+
+    public Hermes getHermes() {
+        return hermes;
+    }
+
+    /** The REST + SSE endpoints. */
+    public static class Web {
+        /** Whether to expose the REST + SSE endpoints. */
+        private boolean enabled = true;
+        /** The path the endpoints live under. */
+        private String basePath = "/api/chat";
+        /** How often an idle SSE stream gets a heartbeat comment. */
+        private Duration heartbeat = Duration.ofSeconds(15);
+        /** The largest request body the endpoints read, in bytes. */
+        private int maxRequestBytes = 1_048_576;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getBasePath() {
+            return basePath;
+        }
+
+        public void setBasePath(String basePath) {
+            this.basePath = basePath;
+        }
+
+        public Duration getHeartbeat() {
+            return heartbeat;
+        }
+
+        public void setHeartbeat(Duration heartbeat) {
+            this.heartbeat = heartbeat;
+        }
+
+        public int getMaxRequestBytes() {
+            return maxRequestBytes;
+        }
+
+        public void setMaxRequestBytes(int maxRequestBytes) {
+            this.maxRequestBytes = maxRequestBytes;
+        }
+    }
+
+    /** How the caller (the owner of threads) is found for each request. */
+    public static class Owner {
+        /**
+         * AUTO: Spring Security's principal when Spring Security is present, else the fixed owner when
+         * one is set, else the header. SECURITY, HEADER and FIXED force one.
+         */
+        private OwnerMode mode = OwnerMode.AUTO;
+        /** The request header naming the owner in HEADER mode. Unsafe unless a trusted proxy sets it. */
+        private String header = "X-Parley-Owner";
+        /** The one owner of every request in FIXED mode: for demos only, never in production. */
+        private @Nullable String fixed;
+
+        public OwnerMode getMode() {
+            return mode;
+        }
+
+        public void setMode(OwnerMode mode) {
+            this.mode = mode;
+        }
+
+        public String getHeader() {
+            return header;
+        }
+
+        public void setHeader(String header) {
+            this.header = header;
+        }
+
+        public @Nullable String getFixed() {
+            return fixed;
+        }
+
+        public void setFixed(@Nullable String fixed) {
+            this.fixed = fixed;
+        }
+    }
+
+    /** How an owner is resolved. */
+    public enum OwnerMode {
+        AUTO,
+        SECURITY,
+        HEADER,
+        FIXED
+    }
+
+    /** The engine's limits and tuning; the defaults are those of {@link EngineLimits#defaults()}. */
+    public static class Engine {
+        /** What a message to a busy thread does: REJECT (409), ENQUEUE or INTERRUPT. */
+        private DoubleTexting doubleTexting = DoubleTexting.REJECT;
+        /** The longest user message or clarify answer, in characters. */
+        private int maxMessageLength = 100_000;
+        /** How many events a live subscriber may fall behind before it is cut off (it reconnects). */
+        private int subscriberLagLimit = 10_000;
+        /** How often new events are stored. */
+        private Duration eventFlushInterval = Duration.ofMillis(20);
+        /** A flush starts early once this many events wait. */
+        private int eventFlushBatchSize = 512;
+        /** How often a running run's messages are stored (events are stored every flush). */
+        private Duration messageFlushInterval = Duration.ofSeconds(1);
+        /** How long a runtime may take to confirm a cancel before the engine ends the run itself. */
+        private Duration cancelGracePeriod = Duration.ofSeconds(10);
+        /** Threads that deliver events to subscribers (SSE streams write on them). */
+        private int deliveryThreads = 8;
+
+        public DoubleTexting getDoubleTexting() {
+            return doubleTexting;
+        }
+
+        public void setDoubleTexting(DoubleTexting doubleTexting) {
+            this.doubleTexting = doubleTexting;
+        }
+
+        public int getMaxMessageLength() {
+            return maxMessageLength;
+        }
+
+        public void setMaxMessageLength(int maxMessageLength) {
+            this.maxMessageLength = maxMessageLength;
+        }
+
+        public int getSubscriberLagLimit() {
+            return subscriberLagLimit;
+        }
+
+        public void setSubscriberLagLimit(int subscriberLagLimit) {
+            this.subscriberLagLimit = subscriberLagLimit;
+        }
+
+        public Duration getEventFlushInterval() {
+            return eventFlushInterval;
+        }
+
+        public void setEventFlushInterval(Duration eventFlushInterval) {
+            this.eventFlushInterval = eventFlushInterval;
+        }
+
+        public int getEventFlushBatchSize() {
+            return eventFlushBatchSize;
+        }
+
+        public void setEventFlushBatchSize(int eventFlushBatchSize) {
+            this.eventFlushBatchSize = eventFlushBatchSize;
+        }
+
+        public Duration getMessageFlushInterval() {
+            return messageFlushInterval;
+        }
+
+        public void setMessageFlushInterval(Duration messageFlushInterval) {
+            this.messageFlushInterval = messageFlushInterval;
+        }
+
+        public Duration getCancelGracePeriod() {
+            return cancelGracePeriod;
+        }
+
+        public void setCancelGracePeriod(Duration cancelGracePeriod) {
+            this.cancelGracePeriod = cancelGracePeriod;
+        }
+
+        public int getDeliveryThreads() {
+            return deliveryThreads;
+        }
+
+        public void setDeliveryThreads(int deliveryThreads) {
+            this.deliveryThreads = deliveryThreads;
+        }
+
+        /** These settings as engine limits. */
+        public EngineLimits toLimits() {
+            EngineLimits defaults = EngineLimits.defaults();
+            return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
+                    defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
+                    messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize());
+        }
+    }
+
+    /** The store. */
+    public static class Store {
+        /** Whether the JDBI store runs its Flyway migrations at start-up (else the host runs them). */
+        private boolean migrate = true;
+
+        public boolean isMigrate() {
+            return migrate;
+        }
+
+        public void setMigrate(boolean migrate) {
+            this.migrate = migrate;
+        }
+    }
+
+    /** The Hermes runtime, used when {@code parley.hermes.base-url} is set. */
+    public static class Hermes {
+        /** The Bridge's or the API server's base URL, e.g. http://localhost:8642. */
+        private @Nullable String baseUrl;
+        /** BRIDGE (the Hermes Bridge protocol) or API_SERVER (Hermes Agent's own /v1/runs API). */
+        private String transport = "BRIDGE";
+        /** The bearer token the runtime expects, if any. Never logged. */
+        private @Nullable String token;
+        /** How long connecting may take. */
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        /** How long a stream may stay silent (heartbeats included) before it counts as stalled. */
+        private Duration idleTimeout = Duration.ofSeconds(60);
+        /** The iteration budget of a run when the request names none. */
+        private int maxIterations = 100;
+        /** A folder of skill folders, each with a SKILL.md used as the system prompt. */
+        private @Nullable Path skillsDir;
+        /** The models a person may choose; API keys are sent to the runtime, never shown or stored. */
+        private List<Model> models = new ArrayList<>();
+
+        public @Nullable String getBaseUrl() {
+            return baseUrl;
+        }
+
+        public void setBaseUrl(@Nullable String baseUrl) {
+            this.baseUrl = baseUrl;
+        }
+
+        public String getTransport() {
+            return transport;
+        }
+
+        public void setTransport(String transport) {
+            this.transport = transport;
+        }
+
+        public @Nullable String getToken() {
+            return token;
+        }
+
+        public void setToken(@Nullable String token) {
+            this.token = token;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getIdleTimeout() {
+            return idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+
+        public int getMaxIterations() {
+            return maxIterations;
+        }
+
+        public void setMaxIterations(int maxIterations) {
+            this.maxIterations = maxIterations;
+        }
+
+        public @Nullable Path getSkillsDir() {
+            return skillsDir;
+        }
+
+        public void setSkillsDir(@Nullable Path skillsDir) {
+            this.skillsDir = skillsDir;
+        }
+
+        public List<Model> getModels() {
+            return models;
+        }
+
+        public void setModels(List<Model> models) {
+            this.models = models;
+        }
+    }
+
+    /** A model a person may choose. */
+    public static class Model {
+        /** The id the selector shows and requests carry. */
+        private String id = "";
+        /** The model name the provider knows. */
+        private String name = "";
+        private @Nullable String provider;
+        private @Nullable String baseUrl;
+        /** The provider API key; sent to the runtime only, never logged, shown or stored. */
+        private @Nullable String apiKey;
+
+        public String getId() {
+            return id;
+        }
+
+        public void setId(String id) {
+            this.id = id;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        public @Nullable String getProvider() {
+            return provider;
+        }
+
+        public void setProvider(@Nullable String provider) {
+            this.provider = provider;
+        }
+
+        public @Nullable String getBaseUrl() {
+            return baseUrl;
+        }
+
+        public void setBaseUrl(@Nullable String baseUrl) {
+            this.baseUrl = baseUrl;
+        }
+
+        public @Nullable String getApiKey() {
+            return apiKey;
+        }
+
+        public void setApiKey(@Nullable String apiKey) {
+            this.apiKey = apiKey;
+        }
+
+        @Override
+        public String toString() {
+            return "Model{id=" + id + ", name=" + name + ", provider=" + provider + ", apiKey="
+                    + (apiKey == null ? "none" : "****") + "}";
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.parley.chat.spring;
+
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.spring.internal.ChatController;
+import dev.parley.chat.spring.internal.Heartbeats;
+import dev.parley.chat.spring.internal.JsonBodies;
+import dev.parley.chat.spring.internal.OwnerResolvers;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/**
+ * Parley on a servlet web application: the owner resolver, the SSE helper ({@link ParleySse}) and the REST
+ * + SSE endpoints (switch them off with {@code parley.web.enabled=false}). The browser client is served
+ * from the starter's jar at {@code /parley/parley-client.js} and {@code /parley/reducer.js}.
+ */
+@AutoConfiguration(after = ParleyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(SseEmitter.class)
+@ConditionalOnBean(ChatEngine.class)
+public class ParleyWebAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public OwnerResolver parleyOwnerResolver(ParleyProperties properties, ApplicationContext context) {
+        return OwnerResolvers.fromProperties(properties.getOwner(), context.getClassLoader());
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public Heartbeats parleyHeartbeats(ParleyProperties properties) {
+        return new Heartbeats(properties.getWeb().getHeartbeat());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public ParleySse parleySse(ChatEngine engine, Heartbeats heartbeats) {
+        return new ParleySse(engine, heartbeats);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "parley.web.enabled", matchIfMissing = true)
+    public ChatController parleyChatController(ChatEngine engine, OwnerResolver owners, ParleySse sse,
+            ParleyProperties properties) {
+        return new ChatController(engine, owners, sse, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
+    }
+}
