@@ -1,0 +1,254 @@
+package dev.parley.chat.hermes;
+
+import java.time.Duration;
+import java.util.Objects;
+import okhttp3.HttpUrl;
+import okhttp3.OkHttpClient;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How {@link HermesRuntimeAdapter} reaches Hermes. Immutable and thread-safe; build one with
+ * {@link #builder()}. {@link #toString()} never shows the bearer token.
+ *
+ * <h2>Timeouts</h2>
+ * <ul>
+ *   <li>{@code connectTimeout} (default 5 s): establishing a connection.</li>
+ *   <li>{@code idleTimeout} (default 60 s): the longest an event stream may stay silent. The Bridge
+ *       sends a {@code : ping} heartbeat every 15 s (Hermes' API server every 10 to 30 s), so a healthy
+ *       stream is never silent that long, however long a tool runs or a clarify waits; a silent stream
+ *       is a stall. Keep it at least twice the heartbeat interval.</li>
+ *   <li>{@code requestTimeout} (default 30 s): a whole non-streaming call (clarify answer, cancel,
+ *       health, run status).</li>
+ * </ul>
+ *
+ * <h2>Re-attaching</h2>
+ * When a Bridge stream breaks before its {@code done} frame, the adapter re-attaches up to
+ * {@code reattachAttempts} times in a row (default 3), waiting {@code reattachBackoff} (default 500 ms),
+ * doubled after each failed attempt; an attempt that brings new frames resets the count. On the API
+ * server transport the same settings bound polling the run's status after a lost stream.
+ */
+public final class HermesConfig {
+    private final HermesTransport transport;
+    private final HttpUrl baseUrl;
+    private final @Nullable String bearerToken;
+    private final Duration connectTimeout;
+    private final Duration idleTimeout;
+    private final Duration requestTimeout;
+    private final int defaultMaxIterations;
+    private final ModelResolver modelResolver;
+    private final SkillResolver skillResolver;
+    private final @Nullable OkHttpClient httpClient;
+    private final int reattachAttempts;
+    private final Duration reattachBackoff;
+
+    private HermesConfig(Builder b) {
+        this.transport = b.transport;
+        if (b.baseUrl == null) {
+            throw new IllegalStateException("a base URL is required");
+        }
+        this.baseUrl = b.baseUrl;
+        this.bearerToken = b.bearerToken;
+        this.connectTimeout = b.connectTimeout;
+        this.idleTimeout = b.idleTimeout;
+        this.requestTimeout = b.requestTimeout;
+        this.defaultMaxIterations = b.defaultMaxIterations;
+        this.modelResolver = b.modelResolver;
+        this.skillResolver = b.skillResolver;
+        this.httpClient = b.httpClient;
+        this.reattachAttempts = b.reattachAttempts;
+        this.reattachBackoff = b.reattachBackoff;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public HermesTransport transport() {
+        return transport;
+    }
+
+    /** The base URL; paths such as {@code /run} or {@code /v1/runs} are resolved against it. */
+    public HttpUrl baseUrl() {
+        return baseUrl;
+    }
+
+    /** The bearer token sent on every call, or null. A secret: never log it. */
+    public @Nullable String bearerToken() {
+        return bearerToken;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** The iteration budget of a run that does not name one. */
+    public int defaultMaxIterations() {
+        return defaultMaxIterations;
+    }
+
+    public ModelResolver modelResolver() {
+        return modelResolver;
+    }
+
+    public SkillResolver skillResolver() {
+        return skillResolver;
+    }
+
+    /** The host's own client, or null for one the adapter builds (and closes). */
+    public @Nullable OkHttpClient httpClient() {
+        return httpClient;
+    }
+
+    public int reattachAttempts() {
+        return reattachAttempts;
+    }
+
+    public Duration reattachBackoff() {
+        return reattachBackoff;
+    }
+
+    @Override
+    public String toString() {
+        return "HermesConfig[transport=" + transport + ", baseUrl=" + redactedUrl(baseUrl) + ", bearerToken="
+                + (bearerToken == null ? "none" : "****") + ", connectTimeout=" + connectTimeout + ", idleTimeout="
+                + idleTimeout + ", requestTimeout=" + requestTimeout + ", defaultMaxIterations=" + defaultMaxIterations
+                + ", models=" + modelResolver + ", skills=" + skillResolver + ", customHttpClient="
+                + (httpClient != null) + ", reattachAttempts=" + reattachAttempts + ", reattachBackoff="
+                + reattachBackoff + "]";
+    }
+
+    /** The URL without user info or query (either may hold credentials). */
+    static String redactedUrl(HttpUrl url) {
+        return url.newBuilder().username("").password("").query(null).build().toString();
+    }
+
+    /** Builds a {@link HermesConfig}. Not thread-safe. */
+    public static final class Builder {
+        private HermesTransport transport = HermesTransport.BRIDGE;
+        private @Nullable HttpUrl baseUrl;
+        private @Nullable String bearerToken;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration idleTimeout = Duration.ofSeconds(60);
+        private Duration requestTimeout = Duration.ofSeconds(30);
+        private int defaultMaxIterations = 90;
+        private ModelResolver modelResolver = ModelResolver.passThrough();
+        private SkillResolver skillResolver = SkillResolver.none();
+        private @Nullable OkHttpClient httpClient;
+        private int reattachAttempts = 3;
+        private Duration reattachBackoff = Duration.ofMillis(500);
+
+        private Builder() {
+        }
+
+        /** BRIDGE (the default) or API_SERVER. */
+        public Builder transport(HermesTransport value) {
+            this.transport = Objects.requireNonNull(value, "transport");
+            return this;
+        }
+
+        /**
+         * Where the Bridge or the API server listens, e.g. {@code http://127.0.0.1:8700}. Required.
+         *
+         * @throws IllegalArgumentException if it is not an http(s) URL
+         */
+        public Builder baseUrl(String value) {
+            HttpUrl parsed = HttpUrl.parse(Objects.requireNonNull(value, "baseUrl"));
+            if (parsed == null) {
+                throw new IllegalArgumentException("not an http(s) URL (the value is not repeated here, it may hold credentials)");
+            }
+            this.baseUrl = parsed;
+            return this;
+        }
+
+        /** The bearer token for every call; null or blank for none. */
+        public Builder bearerToken(@Nullable String value) {
+            this.bearerToken = value == null || value.isBlank() ? null : value;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration value) {
+            this.connectTimeout = positive(value, "connectTimeout");
+            return this;
+        }
+
+        /** See the class comment; must be positive. */
+        public Builder idleTimeout(Duration value) {
+            this.idleTimeout = positive(value, "idleTimeout");
+            return this;
+        }
+
+        public Builder requestTimeout(Duration value) {
+            this.requestTimeout = positive(value, "requestTimeout");
+            return this;
+        }
+
+        /** The iteration budget of runs that do not name one (default 90, Hermes' own default). */
+        public Builder defaultMaxIterations(int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("defaultMaxIterations must be at least 1, got " + value);
+            }
+            this.defaultMaxIterations = value;
+            return this;
+        }
+
+        public Builder modelResolver(ModelResolver value) {
+            this.modelResolver = Objects.requireNonNull(value, "modelResolver");
+            return this;
+        }
+
+        public Builder skillResolver(SkillResolver value) {
+            this.skillResolver = Objects.requireNonNull(value, "skillResolver");
+            return this;
+        }
+
+        /**
+         * Uses the host's client (its pool, proxy, TLS and interceptors). The adapter derives its own
+         * timeouts from it and leaves it open on close.
+         */
+        public Builder httpClient(@Nullable OkHttpClient value) {
+            this.httpClient = value;
+            return this;
+        }
+
+        /** Consecutive failed re-attach attempts before a broken stream fails the run; 0 disables. */
+        public Builder reattachAttempts(int value) {
+            if (value < 0) {
+                throw new IllegalArgumentException("reattachAttempts must not be negative, got " + value);
+            }
+            this.reattachAttempts = value;
+            return this;
+        }
+
+        public Builder reattachBackoff(Duration value) {
+            this.reattachBackoff = positive(value, "reattachBackoff");
+            return this;
+        }
+
+        public HermesConfig build() {
+            return new HermesConfig(this);
+        }
+
+        private static Duration positive(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, got " + value);
+            }
+            return value;
+        }
+
+        @Override
+        public String toString() {
+            return "HermesConfig.Builder[transport=" + transport + ", baseUrl="
+                    + (baseUrl == null ? "unset" : redactedUrl(baseUrl)) + ", bearerToken="
+                    + (bearerToken == null ? "none" : "****") + "]";
+        }
+    }
+}

@@ -1,0 +1,368 @@
+package dev.parley.chat.hermes;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.hermes.internal.ApiServerRun;
+import dev.parley.chat.hermes.internal.BridgeRun;
+import dev.parley.chat.hermes.internal.HermesHttp;
+import dev.parley.chat.hermes.internal.Redactor;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.ClarifyReply;
+import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.RuntimeHealth;
+import dev.parley.chat.runtime.SkillOption;
+import dev.parley.chat.runtime.StreamPublisher;
+import dev.parley.chat.runtime.ToolResult;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Drives Hermes Agent over HTTP: through a Hermes Bridge speaking the Bridge protocol v1
+ * ({@link HermesTransport#BRIDGE}, {@code docs/hermes-bridge-protocol.md}) or through Hermes' own API
+ * server ({@link HermesTransport#API_SERVER}). Configure it with {@link HermesConfig}.
+ *
+ * <h2>Streams</h2>
+ * Each {@link #generateResponse} publisher is cold and single-use; on subscription one worker thread
+ * opens the HTTP stream, maps every frame to {@link AgentStreamEvent}s and hands them to the subscriber
+ * at the pace it requests (a slow subscriber slows the socket down, up to
+ * {@link StreamPublisher#DEFAULT_CAPACITY} events ahead). The stream ends with exactly one
+ * {@link AgentStreamEvent.RunFinished} or {@link AgentStreamEvent.RunFailed}, then {@code onComplete};
+ * every failure (runtime unreachable, an error status, a malformed frame, a broken or stalled stream)
+ * is such a {@code RunFailed}, and the events already emitted stay. Cancelling the subscription closes
+ * the HTTP connection but does not stop the run on the runtime (disconnect is not stop); {@link #cancel}
+ * does.
+ *
+ * <h2>Message ids</h2>
+ * Text goes to {@link RunRequest#assistantMessageId()}; other messages get ids derived from the run id:
+ * {@code runId:thinking:<seq>}, {@code runId:tool:<toolCallId>}, {@code runId:result:<toolCallId>},
+ * {@code runId:todo}, {@code runId:status:<seq>}, {@code runId:clarify:<clarifyId>}. A new thinking
+ * message starts after each tool call, tool result, clarify question or answer text.
+ *
+ * <h2>Capabilities</h2>
+ * BRIDGE: CLARIFY, CANCEL, HOST_TOOLS, REATTACH. API_SERVER: CLARIFY (approval requests and, where the
+ * server has them, clarify questions) and CANCEL.
+ *
+ * <h2>Threading and errors</h2>
+ * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
+ * {@link #cancel}, {@link #submitToolResult}) block for at most the request timeout and throw
+ * {@link ChatException}: {@code RUNTIME_UNAVAILABLE} when the runtime cannot be reached, {@code NOT_FOUND},
+ * {@code CONFLICT} or {@code INVALID_INPUT} as the runtime answers, {@code UNSUPPORTED} for what the
+ * transport cannot do. Bearer tokens and model API keys never appear in messages, logs or events.
+ */
+public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable {
+    private static final Set<Capability> BRIDGE_CAPABILITIES =
+            Set.copyOf(EnumSet.of(Capability.CLARIFY, Capability.CANCEL, Capability.HOST_TOOLS, Capability.REATTACH));
+    private static final Set<Capability> API_SERVER_CAPABILITIES =
+            Set.copyOf(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
+    /** The protocol a Bridge must report on {@code GET /health}. */
+    public static final String BRIDGE_PROTOCOL = "hermes-bridge/1";
+
+    private final HermesConfig config;
+    private final HermesHttp http;
+    private final ExecutorService workers;
+    private final Map<String, BridgeRun> bridgeRuns = new ConcurrentHashMap<>();
+    private final Map<String, ApiServerRun> apiRuns = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** An adapter for this configuration; it opens no connection until the first call. */
+    public HermesRuntimeAdapter(HermesConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.http = new HermesHttp(config.baseUrl(), config.bearerToken(), config.httpClient(), config.connectTimeout(),
+                config.idleTimeout(), config.requestTimeout());
+        this.workers = Executors.newCachedThreadPool(new Workers());
+    }
+
+    /** The configuration this adapter runs with. */
+    public HermesConfig config() {
+        return config;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ChatException INVALID_INPUT for an unknown model or skill; {@code UNSUPPORTED} after close
+     */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+        return start(request, null);
+    }
+
+    /** {@inheritDoc} Hermes has no notion of a regeneration; it is a new turn with the same message. */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
+        return start(request, null);
+    }
+
+    /**
+     * {@inheritDoc} Bridge only: {@code resumeToken} is the seq of the frame the stream continues after
+     * (the clarify request's seq).
+     *
+     * @throws ChatException UNSUPPORTED on the API server transport; INVALID_INPUT for a token that is not a seq
+     */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
+        if (config.transport() != HermesTransport.BRIDGE) {
+            throw ChatException.unsupported("Hermes' API server cannot replay a run's events; re-attaching needs a Bridge");
+        }
+        long after;
+        try {
+            after = Long.parseLong(resumeToken.trim());
+        } catch (NumberFormatException e) {
+            throw ChatException.invalidInput("a Bridge resume token is a frame seq, got: " + resumeToken);
+        }
+        if (after < 0) {
+            throw ChatException.invalidInput("a Bridge resume token is a frame seq, got: " + resumeToken);
+        }
+        return start(request, after);
+    }
+
+    private Flow.Publisher<AgentStreamEvent> start(RunRequest request, @Nullable Long resumeAfter) {
+        Objects.requireNonNull(request, "request");
+        if (closed) {
+            throw ChatException.unsupported("the Hermes adapter is closed");
+        }
+        HermesModel model = request.modelId() == null ? null : config.modelResolver().resolve(request.modelId())
+                .orElseThrow(() -> ChatException.invalidInput("unknown model: " + request.modelId()));
+        String systemPrompt = request.skill() == null ? null : config.skillResolver().systemPrompt(request.skill());
+        Redactor redactor = http.redactor().with(model == null ? null : model.apiKey());
+        if (config.transport() == HermesTransport.BRIDGE) {
+            ObjectNode body = bridgeBody(request, model, systemPrompt);
+            return StreamPublisher.create(emitter -> {
+                BridgeRun run = new BridgeRun(http, request, redactor, body, resumeAfter, config.reattachAttempts(),
+                        config.reattachBackoff(), emitter, r -> bridgeRuns.remove(r.runId(), r));
+                bridgeRuns.put(request.runId(), run);
+                workers.execute(run);
+            });
+        }
+        boolean resumed = request.runtimeSessionId() != null;
+        String session = resumed ? request.runtimeSessionId() : "parley-" + UUID.randomUUID();
+        ObjectNode body = apiServerBody(request, model, systemPrompt, session);
+        return StreamPublisher.create(emitter -> {
+            ApiServerRun run = new ApiServerRun(http, request, redactor, body, session, resumed, config.reattachAttempts(),
+                    config.reattachBackoff(), emitter, r -> apiRuns.remove(r.runId(), r));
+            apiRuns.put(request.runId(), run);
+            workers.execute(run);
+        });
+    }
+
+    private ObjectNode bridgeBody(RunRequest request, @Nullable HermesModel model, @Nullable String systemPrompt) {
+        ObjectMapper json = http.json();
+        ObjectNode body = json.createObjectNode();
+        body.put("runId", request.runId());
+        body.put("threadId", request.threadId());
+        body.put("systemPrompt", systemPrompt);
+        body.put("userMessage", request.userMessage());
+        body.put("maxIterations", request.maxIterations() != null ? request.maxIterations() : config.defaultMaxIterations());
+        if (model != null) {
+            ObjectNode modelConfig = body.putObject("modelConfig");
+            modelConfig.put("model", model.name());
+            modelConfig.put("provider", model.provider());
+            modelConfig.put("baseUrl", model.baseUrl());
+            modelConfig.put("apiKey", model.apiKey());
+        }
+        if (!request.hostTools().isEmpty()) {
+            ArrayNode tools = body.putArray("hostTools");
+            for (HostToolSpec tool : request.hostTools()) {
+                ObjectNode spec = tools.addObject().put("name", tool.name()).put("description", tool.description());
+                try {
+                    spec.set("parameters", json.readTree(tool.parametersSchema()));
+                } catch (Exception e) {
+                    throw ChatException.invalidInput("host tool " + tool.name() + " has a parameters schema that is not JSON");
+                }
+            }
+        }
+        if (!request.context().isEmpty()) {
+            body.set("context", json.valueToTree(request.context()));
+        }
+        return body;
+    }
+
+    private ObjectNode apiServerBody(RunRequest request, @Nullable HermesModel model, @Nullable String systemPrompt,
+            String session) {
+        ObjectNode body = http.json().createObjectNode();
+        body.put("input", request.userMessage());
+        body.put("session_id", session);
+        if (systemPrompt != null) {
+            body.put("instructions", systemPrompt);
+        }
+        if (model != null) {
+            body.put("model", model.name());
+            if (model.provider() != null) {
+                body.put("provider", model.provider());
+            }
+        }
+        return body;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return config.transport() == HermesTransport.BRIDGE ? BRIDGE_CAPABILITIES : API_SERVER_CAPABILITIES;
+    }
+
+    /**
+     * Bridge: {@code POST /runs/{runId}/clarify}, idempotent on the Bridge's side (the same answer again
+     * is accepted once). API server: an approval request (clarify id {@code approval:<request_id>}) is
+     * answered on {@code /v1/runs/{id}/approval} with one of the offered choices; a clarify question on
+     * {@code /v1/runs/{id}/clarify}, which only newer Hermes versions have.
+     *
+     * @throws ChatException NOT_FOUND if the run or question is unknown, CONFLICT if it no longer waits
+     *     or took another answer, INVALID_INPUT for an approval answer that is not an offered choice
+     */
+    @Override
+    public void answerClarify(ClarifyReply reply) {
+        Objects.requireNonNull(reply, "reply");
+        if (config.transport() == HermesTransport.BRIDGE) {
+            ObjectNode body = http.json().createObjectNode().put("clarifyId", reply.clarifyId());
+            ArrayNode answer = body.putArray("answer");
+            reply.answer().forEach(answer::add);
+            http.call(http.request(http.url("runs", reply.runId(), "clarify")).post(http.jsonBody(body)).build(),
+                    "answering the clarify question");
+            return;
+        }
+        ApiServerRun run = apiRuns.get(reply.runId());
+        if (run == null) {
+            throw ChatException.notFound("run", reply.runId());
+        }
+        run.answer(reply);
+    }
+
+    /**
+     * Bridge: {@code POST /runs/{runId}/cancel}; the stream then ends {@code done{cancelled}}, a pending
+     * clarify is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives before the
+     * runtime confirmed the run is sent again as soon as it does.
+     *
+     * @throws ChatException NOT_FOUND if the runtime does not know the run
+     */
+    @Override
+    public void cancel(String runId) {
+        Objects.requireNonNull(runId, "runId");
+        if (config.transport() == HermesTransport.BRIDGE) {
+            BridgeRun local = bridgeRuns.get(runId);
+            if (local != null) {
+                local.cancelRequested();
+            }
+            try {
+                http.call(http.request(http.url("runs", runId, "cancel")).post(http.jsonBody(http.json().createObjectNode()))
+                        .build(), "cancelling the run");
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.NOT_FOUND || local == null || local.started()) {
+                    throw e;
+                }
+            }
+            return;
+        }
+        ApiServerRun run = apiRuns.get(runId);
+        if (run == null) {
+            throw ChatException.notFound("run", runId);
+        }
+        run.cancel();
+    }
+
+    /**
+     * Bridge only: {@code POST /runs/{runId}/tool-result}; idempotent on the Bridge's side.
+     *
+     * @throws ChatException UNSUPPORTED on the API server transport; NOT_FOUND, CONFLICT as the Bridge answers
+     */
+    @Override
+    public void submitToolResult(ToolResult result) {
+        Objects.requireNonNull(result, "result");
+        if (config.transport() != HermesTransport.BRIDGE) {
+            throw ChatException.unsupported("Hermes' API server cannot call host tools");
+        }
+        ObjectNode body = http.json().createObjectNode().put("toolCallId", result.executionId())
+                .put("result", result.result()).put("isError", result.error());
+        http.call(http.request(http.url("runs", result.runId(), "tool-result")).post(http.jsonBody(body)).build(),
+                "handing the tool result to the Bridge");
+    }
+
+    /** {@code GET /health}; the Bridge must also speak {@value #BRIDGE_PROTOCOL}. Never throws. */
+    @Override
+    public RuntimeHealth health() {
+        String what = config.transport() == HermesTransport.BRIDGE ? "Hermes Bridge" : "Hermes API server";
+        HermesHttp.Probe probe;
+        try {
+            probe = http.probe(http.request(http.url("health")).get().build());
+        } catch (RuntimeException e) {
+            return RuntimeHealth.down(what + " at " + http.where() + ": the health check failed");
+        }
+        if (probe == null) {
+            return RuntimeHealth.down(what + " at " + http.where() + " is unreachable");
+        }
+        if (probe.status() != 200) {
+            return RuntimeHealth.down(what + " at " + http.where() + " answered HTTP " + probe.status());
+        }
+        if (config.transport() == HermesTransport.BRIDGE) {
+            JsonNode protocol = probe.json().path("protocol");
+            if (!BRIDGE_PROTOCOL.equals(protocol.asText())) {
+                return RuntimeHealth.down(what + " at " + http.where() + " speaks "
+                        + (protocol.isMissingNode() ? "an unknown protocol" : http.redactor().redact(protocol.asText()))
+                        + ", not " + BRIDGE_PROTOCOL);
+            }
+            return RuntimeHealth.up(what + " at " + http.where() + " is up (" + BRIDGE_PROTOCOL + ", "
+                    + probe.json().path("activeRuns").asInt(0) + " active runs)");
+        }
+        return RuntimeHealth.up(what + " at " + http.where() + " is up");
+    }
+
+    @Override
+    public List<ModelOption> models() {
+        return config.modelResolver().models();
+    }
+
+    @Override
+    public List<SkillOption> skills() {
+        return config.skillResolver().skills();
+    }
+
+    /**
+     * Closes every open connection without ending the streams or cancelling the runs (they go on in the
+     * runtime, and a restarted host re-attaches to those waiting for an answer), stops the worker threads
+     * and, unless the host gave its own client, the HTTP client. Close the engine first. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        bridgeRuns.values().forEach(BridgeRun::abandon);
+        apiRuns.values().forEach(ApiServerRun::abandon);
+        workers.shutdownNow();
+        http.close();
+    }
+
+    @Override
+    public String toString() {
+        return "HermesRuntimeAdapter[" + config + "]";
+    }
+
+    private static final class Workers implements ThreadFactory {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task) {
+            Thread thread = new Thread(task, "parley-hermes-stream-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.parley.chat.hermes;
+
+/** Which HTTP API of Hermes the adapter speaks. */
+public enum HermesTransport {
+    /**
+     * A Hermes Bridge speaking the Bridge protocol v1 ({@code docs/hermes-bridge-protocol.md}): every event
+     * kind, clarify answers, cancel, host tools and re-attachment after a dropped stream or a host restart.
+     */
+    BRIDGE,
+    /**
+     * Hermes Agent's own API server ({@code POST /v1/runs}, {@code GET /v1/runs/{id}/events}). It streams
+     * less (no live reasoning, no todo list, no tool call ids) and cannot replay a stream, so the adapter
+     * declares no re-attachment for it; see {@code docs/hermes-bridge-protocol.md}, part 2.
+     */
+    API_SERVER
+}

@@ -1,0 +1,617 @@
+package dev.parley.simulator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.parley.simulator.internal.Agent;
+import dev.parley.simulator.internal.SimRun;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Hermes Bridge that plays scripted {@link Scenario}s instead of running an agent: it speaks the Bridge
+ * protocol v1 ({@code docs/hermes-bridge-protocol.md}) exactly, over the JDK's HTTP server. For offline
+ * runs of the example app, for end-to-end tests and for benchmarks (the LONG scenario writes frames as
+ * fast as the socket takes them, batching writes and flushing when it catches up).
+ *
+ * <p>Embed it with {@link #start(SimulatorConfig)} and {@link #close()}, or run {@link #main} from a shell.
+ * Every run keeps its frames so that {@code GET /runs/{id}/events?after=N} can replay them; each frame's
+ * data carries {@code ts} (epoch milliseconds) and {@code tsMicros} (epoch microseconds) stamped when the
+ * frame was produced, for latency measurements. Thread-safe.
+ */
+public final class BridgeSimulator implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BODY = 1 << 20;
+    private static final int BATCH = 512;
+    private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final SimulatorConfig config;
+    private final HttpServer server;
+    private final ExecutorService http;
+    private final ExecutorService agents;
+    private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
+    private final Map<String, String> activeBySession = new HashMap<>();
+    private final Map<String, Boolean> sessions = new HashMap<>();
+    private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
+    private final Map<String, RunRequestSeen> requests = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> streams = new ConcurrentHashMap<>();
+    private final Clock clock = Clock.systemUTC();
+    private volatile boolean closed;
+
+    /** What the simulator received for a run (for tests): the session asked for, and whether a model key came. */
+    public record RunRequestSeen(String runId, String sessionId, String userMessage, String systemPrompt,
+            boolean modelApiKeyPresent, List<String> hostTools) {
+    }
+
+    private BridgeSimulator(SimulatorConfig config) throws IOException {
+        this.config = config;
+        this.http = Executors.newCachedThreadPool(named("bridge-sim-http"));
+        this.agents = Executors.newCachedThreadPool(named("bridge-sim-agent"));
+        this.server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
+        server.createContext("/", this::handle);
+        server.setExecutor(http);
+        server.start();
+    }
+
+    /** Starts a simulator; it listens until {@link #close()}. */
+    public static BridgeSimulator start(SimulatorConfig config) throws IOException {
+        return new BridgeSimulator(config);
+    }
+
+    /** The port it listens on (the chosen one when the configuration said 0). */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** {@code http://host:port}, the base URL for a client. */
+    public String baseUrl() {
+        return "http://" + config.host() + ":" + port();
+    }
+
+    public SimulatorConfig config() {
+        return config;
+    }
+
+    /** What the simulator received for a run, if it did. */
+    public Optional<RunRequestSeen> request(String runId) {
+        return Optional.ofNullable(requests.get(runId));
+    }
+
+    /** How many event streams (the run's own, then re-attachments) the simulator opened for a run. */
+    public int streamsOpened(String runId) {
+        AtomicInteger count = streams.get(runId);
+        return count == null ? 0 : count.get();
+    }
+
+    /** The run's status as {@code GET /runs/{id}} reports it, if the run is known. */
+    public Optional<String> runStatus(String runId) {
+        SimRun run = runs.get(runId);
+        return run == null ? Optional.empty() : Optional.of(run.status());
+    }
+
+    /** Forgets every session, as a restarted Bridge would (runs are kept). */
+    public void forgetSessions() {
+        synchronized (sessions) {
+            sessions.clear();
+        }
+    }
+
+    /** Stops listening, cancels the runs still going and ends their threads. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        runs.values().forEach(SimRun::cancel);
+        server.stop(0);
+        agents.shutdownNow();
+        http.shutdownNow();
+        try {
+            agents.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------ routing
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try {
+            route(exchange);
+        } catch (Abrupt cut) {
+            // not closing the exchange: the server then drops the connection mid-body
+            throw cut;
+        } catch (IOException e) {
+            log.debug("A client went away: {}", e.toString());
+        } catch (RuntimeException e) {
+            log.error("The simulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+            try {
+                error(exchange, 500, "INTERNAL", "the simulator failed: " + e.getClass().getSimpleName(), true);
+            } catch (IOException | RuntimeException ignored) {
+                // the client is gone or the answer started already
+            }
+        }
+        exchange.close();
+    }
+
+    private void route(HttpExchange ex) throws IOException {
+        URI uri = ex.getRequestURI();
+        String method = ex.getRequestMethod();
+        String[] path = uri.getPath().replaceAll("^/+|/+$", "").split("/");
+        if (path.length == 1 && path[0].equals("health")) {
+            if (!method.equals("GET")) {
+                error(ex, 405, "METHOD_NOT_ALLOWED", "use GET", false);
+                return;
+            }
+            int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
+            ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
+            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools");
+            body.put("activeRuns", active).put("simulated", true);
+            json(ex, 200, body);
+            return;
+        }
+        if (!authorized(ex)) {
+            error(ex, 401, "UNAUTHORIZED", "a valid bearer token is required", false);
+            return;
+        }
+        if (path.length == 1 && path[0].equals("run")) {
+            if (expect(ex, "POST")) {
+                startRun(ex);
+            }
+            return;
+        }
+        if (path.length >= 2 && path[0].equals("runs")) {
+            SimRun run = runs.get(path[1]);
+            if (run == null) {
+                error(ex, 404, "RUN_NOT_FOUND", "no such run: " + clip(path[1]), false);
+                return;
+            }
+            String action = path.length == 2 ? "" : path[2];
+            if (path.length > 3) {
+                action = "?";
+            }
+            switch (action) {
+                case "":
+                    if (expect(ex, "GET")) {
+                        json(ex, 200, run.describe());
+                    }
+                    return;
+                case "events":
+                    if (expect(ex, "GET")) {
+                        reattach(ex, run);
+                    }
+                    return;
+                case "clarify":
+                    if (expect(ex, "POST")) {
+                        answer(ex, run);
+                    }
+                    return;
+                case "cancel":
+                    if (expect(ex, "POST")) {
+                        cancel(ex, run);
+                    }
+                    return;
+                case "tool-result":
+                    if (expect(ex, "POST")) {
+                        toolResult(ex, run);
+                    }
+                    return;
+                default:
+                    break;
+            }
+        }
+        error(ex, 404, "NOT_FOUND", "no such route: " + method + " " + clip(uri.getPath()), false);
+    }
+
+    private boolean authorized(HttpExchange ex) {
+        String token = config.bearerToken();
+        if (token == null) {
+            return true;
+        }
+        String header = ex.getRequestHeaders().getFirst("Authorization");
+        byte[] expected = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+        byte[] given = header == null ? new byte[0] : header.getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(expected, given);
+    }
+
+    private static boolean expect(HttpExchange ex, String method) throws IOException {
+        if (ex.getRequestMethod().equals(method)) {
+            return true;
+        }
+        ex.getResponseHeaders().set("Allow", method);
+        error(ex, 405, "METHOD_NOT_ALLOWED", "use " + method, false);
+        return false;
+    }
+
+    // ------------------------------------------------------------------ POST /run
+
+    private void startRun(HttpExchange ex) throws IOException {
+        JsonNode body = readJson(ex);
+        if (body == null) {
+            return;
+        }
+        String runId = text(body, "runId");
+        String message = text(body, "userMessage");
+        JsonNode sessionNode = body.get("sessionId");
+        JsonNode iterations = body.get("maxIterations");
+        if (runId == null || runId.isBlank() || runId.length() > 200) {
+            error(ex, 400, "INVALID_REQUEST", "runId must be a non-blank string of at most 200 characters", false);
+            return;
+        }
+        if (message == null || message.isBlank()) {
+            error(ex, 400, "INVALID_REQUEST", "userMessage must be a non-blank string", false);
+            return;
+        }
+        if (sessionNode != null && !sessionNode.isNull() && (!sessionNode.isTextual() || sessionNode.asText().isBlank())) {
+            error(ex, 400, "INVALID_REQUEST", "sessionId must be a non-blank string or null", false);
+            return;
+        }
+        if (iterations != null && !iterations.isNull() && (!iterations.canConvertToInt() || iterations.asInt() < 1)) {
+            error(ex, 400, "INVALID_REQUEST", "maxIterations must be a positive integer", false);
+            return;
+        }
+        String requested = sessionNode == null || sessionNode.isNull() ? null : sessionNode.asText();
+        List<String> hostTools = new ArrayList<>();
+        for (JsonNode tool : body.path("hostTools")) {
+            String name = text(tool, "name");
+            if (name != null && !name.isBlank()) {
+                hostTools.add(name);
+            }
+        }
+        Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(message);
+        String hermesSession;
+        boolean resumed;
+        SimRun run;
+        synchronized (sessions) {
+            if (runs.containsKey(runId)) {
+                error(ex, 409, "RUN_ID_CONFLICT", "a run with this id exists already", false);
+                return;
+            }
+            if (requested != null && !sessions.containsKey(requested) && config.strictSessions()) {
+                error(ex, 410, "SESSION_NOT_FOUND", "the session is not known to this Bridge (it may have restarted)", false);
+                return;
+            }
+            if (requested != null && activeBySession.containsKey(requested)) {
+                error(ex, 409, "SESSION_BUSY", "the session has an active run: " + activeBySession.get(requested), true);
+                return;
+            }
+            resumed = requested != null && sessions.containsKey(requested);
+            hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
+            sessions.put(hermesSession, Boolean.TRUE);
+            activeBySession.put(hermesSession, runId);
+            run = new SimRun(runId, scenario, message, hostTools, hermesSession, scenario == Scenario.DROP, clock);
+            runs.put(runId, run);
+        }
+        requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
+                text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools)));
+        double rate = scenario == Scenario.SLOW ? config.slowEventsPerSecond() : config.eventsPerSecond();
+        String sessionKey = hermesSession;
+        Agent agent = new Agent(run, requested, resumed, rate, config.longCount(), rotated -> {
+            synchronized (sessions) {
+                sessions.put(rotated, Boolean.TRUE);
+                activeBySession.remove(sessionKey);
+                activeBySession.put(rotated, runId);
+            }
+        }, this::ended);
+        agents.execute(agent);
+        stream(ex, run, 0, run.takeDrop());
+    }
+
+    private void ended(SimRun run) {
+        synchronized (sessions) {
+            activeBySession.values().removeIf(runId -> runId.equals(run.runId()));
+            finished.put(run.runId(), run);
+            long frames = 0;
+            for (SimRun kept : finished.values()) {
+                frames += kept.frameCount();
+            }
+            Iterator<SimRun> oldest = finished.values().iterator();
+            while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
+                SimRun evicted = oldest.next();
+                frames -= evicted.frameCount();
+                oldest.remove();
+                runs.remove(evicted.runId());
+                requests.remove(evicted.runId());
+                streams.remove(evicted.runId());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ streams
+
+    private void reattach(HttpExchange ex, SimRun run) throws IOException {
+        long after = 0;
+        String last = ex.getRequestHeaders().getFirst("Last-Event-ID");
+        String query = ex.getRequestURI().getRawQuery();
+        String given = last;
+        if (query != null) {
+            for (String pair : query.split("&")) {
+                if (pair.startsWith("after=")) {
+                    given = pair.substring("after=".length());
+                }
+            }
+        }
+        if (given != null) {
+            try {
+                after = Long.parseLong(given.trim());
+            } catch (NumberFormatException e) {
+                after = -1;
+            }
+            if (after < 0) {
+                error(ex, 400, "INVALID_REQUEST", "after must be a non-negative integer", false);
+                return;
+            }
+        }
+        stream(ex, run, after, false);
+    }
+
+    /**
+     * Writes the run's frames after {@code after}, then live ones, with heartbeats, until {@code done}.
+     * Writes go through a buffer and are flushed whenever the writer has caught up with the run.
+     */
+    private void stream(HttpExchange ex, SimRun run, long after, boolean cut) throws IOException {
+        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+        ex.getResponseHeaders().set("Cache-Control", "no-cache");
+        ex.getResponseHeaders().set("X-Accel-Buffering", "no");
+        ex.sendResponseHeaders(200, 0);
+        streams.computeIfAbsent(run.runId(), id -> new AtomicInteger()).incrementAndGet();
+        OutputStream out = new BufferedOutputStream(ex.getResponseBody(), 64 * 1024);
+        long heartbeat = config.heartbeatInterval().toNanos();
+        long next = after;
+        int cutAt = config.dropAfterFrames();
+        try {
+            while (!closed) {
+                SimRun.Batch batch = run.next(next, BATCH, heartbeat);
+                if (batch.heartbeat()) {
+                    out.write(PING);
+                    out.flush();
+                    continue;
+                }
+                for (byte[] frame : batch.frames()) {
+                    out.write(frame);
+                    next++;
+                    if (cut && next >= cutAt) {
+                        out.flush();
+                        throw new Abrupt();
+                    }
+                }
+                if (batch.last()) {
+                    out.flush();
+                    return;
+                }
+                if (next >= run.lastSeq()) {
+                    out.flush();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Thrown out of a handler to cut the connection without ending the chunked body (a dropped stream). */
+    private static final class Abrupt extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Abrupt() {
+            super("connection cut on purpose (DROP scenario)", null, false, false);
+        }
+    }
+
+    // ------------------------------------------------------------------ control routes
+
+    private void answer(HttpExchange ex, SimRun run) throws IOException {
+        JsonNode body = readJson(ex);
+        if (body == null) {
+            return;
+        }
+        String clarifyId = text(body, "clarifyId");
+        JsonNode answerNode = body.get("answer");
+        List<String> answer = new ArrayList<>();
+        if (answerNode != null && answerNode.isTextual()) {
+            answer.add(answerNode.asText());
+        } else if (answerNode != null && answerNode.isArray()) {
+            for (JsonNode item : answerNode) {
+                if (!item.isTextual()) {
+                    answer.clear();
+                    break;
+                }
+                answer.add(item.asText());
+            }
+        }
+        if (clarifyId == null || clarifyId.isBlank() || answer.isEmpty()) {
+            error(ex, 400, "INVALID_REQUEST", "clarifyId and a non-empty answer (a string or a list of strings) are required",
+                    false);
+            return;
+        }
+        SimRun.Acceptance outcome = run.answer(clarifyId, answer);
+        if (outcome == SimRun.Acceptance.NOT_PENDING) {
+            error(ex, 409, "CLARIFY_NOT_PENDING", "the run does not wait for this answer", false);
+            return;
+        }
+        json(ex, 200, JSON.createObjectNode().put("accepted", true)
+                .put("replayed", outcome == SimRun.Acceptance.REPLAYED));
+    }
+
+    private void cancel(HttpExchange ex, SimRun run) throws IOException {
+        if (run.cancel()) {
+            json(ex, 202, JSON.createObjectNode().put("status", "cancelling"));
+        } else {
+            json(ex, 200, JSON.createObjectNode().put("status", run.status()));
+        }
+    }
+
+    private void toolResult(HttpExchange ex, SimRun run) throws IOException {
+        JsonNode body = readJson(ex);
+        if (body == null) {
+            return;
+        }
+        String callId = text(body, "toolCallId");
+        JsonNode result = body.get("result");
+        if (callId == null || callId.isBlank() || result == null || !result.isTextual()) {
+            error(ex, 400, "INVALID_REQUEST", "toolCallId and a string result are required", false);
+            return;
+        }
+        SimRun.Acceptance outcome = run.toolResult(callId,
+                new SimRun.ToolOutcome(result.asText(), body.path("isError").asBoolean(false)));
+        if (outcome == SimRun.Acceptance.NOT_PENDING) {
+            error(ex, 409, "TOOL_CALL_NOT_PENDING", "the run does not wait for this tool result", false);
+            return;
+        }
+        json(ex, 200, JSON.createObjectNode().put("accepted", true)
+                .put("replayed", outcome == SimRun.Acceptance.REPLAYED));
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private static JsonNode readJson(HttpExchange ex) throws IOException {
+        byte[] bytes;
+        try (InputStream in = ex.getRequestBody()) {
+            bytes = in.readNBytes(MAX_BODY + 1);
+        }
+        if (bytes.length > MAX_BODY) {
+            error(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes", false);
+            return null;
+        }
+        try {
+            JsonNode node = JSON.readTree(bytes);
+            if (node != null && node.isObject()) {
+                return node;
+            }
+        } catch (IOException notJson) {
+            // answered below
+        }
+        error(ex, 400, "INVALID_REQUEST", "the body must be a JSON object", false);
+        return null;
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        return value == null || !value.isTextual() ? null : value.asText();
+    }
+
+    private static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    private static void error(HttpExchange ex, int status, String code, String message, boolean retryable)
+            throws IOException {
+        ObjectNode body = JSON.createObjectNode();
+        body.putObject("error").put("code", code).put("message", message).put("retryable", retryable);
+        json(ex, status, body);
+    }
+
+    private static String clip(String text) {
+        return text.length() <= 80 ? text : text.substring(0, 80) + "…";
+    }
+
+    private static ThreadFactory named(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return task -> {
+            Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    // ------------------------------------------------------------------ command line
+
+    /**
+     * Runs a simulator until the process is stopped. Options: {@code --port N} (default 8700, 0 for any),
+     * {@code --host H} (default 127.0.0.1), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
+     * {@code --rate EVENTS_PER_SECOND} (default 0: as fast as possible), {@code --slow-rate N} (default 20),
+     * {@code --scenario NAME} (force one for every run), {@code --long-count N} (default 1000),
+     * {@code --strict-sessions}.
+     */
+    public static void main(String[] args) throws Exception {
+        SimulatorConfig.Builder builder = SimulatorConfig.builder().port(8700);
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String value = arg.equals("--strict-sessions") || arg.equals("--help") ? null : valueOf(args, ++i, arg);
+            switch (arg) {
+                case "--port":
+                    builder.port(Integer.parseInt(value));
+                    break;
+                case "--host":
+                    builder.host(value);
+                    break;
+                case "--token":
+                    builder.bearerToken(value);
+                    break;
+                case "--heartbeat":
+                    builder.heartbeatInterval(Duration.ofMillis((long) (Double.parseDouble(value) * 1000)));
+                    break;
+                case "--rate":
+                    builder.eventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--slow-rate":
+                    builder.slowEventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--scenario":
+                    builder.scenario(Scenario.valueOf(value.toUpperCase(java.util.Locale.ROOT).replace('-', '_')));
+                    break;
+                case "--long-count":
+                    builder.longCount(Integer.parseInt(value));
+                    break;
+                case "--strict-sessions":
+                    builder.strictSessions(true);
+                    break;
+                case "--help":
+                    System.out.println("usage: BridgeSimulator [--port N] [--host H] [--token T] [--heartbeat S] "
+                            + "[--rate N] [--slow-rate N] [--scenario NAME] [--long-count N] [--strict-sessions]");
+                    return;
+                default:
+                    throw new IllegalArgumentException("unknown option " + arg + " (try --help)");
+            }
+        }
+        SimulatorConfig config = builder.build();
+        BridgeSimulator simulator = start(config);
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            simulator.close();
+            stop.countDown();
+        }, "bridge-sim-shutdown"));
+        System.out.println("Hermes Bridge simulator listening on " + simulator.baseUrl() + " (" + config + ")");
+        stop.await();
+    }
+
+    private static String valueOf(String[] args, int index, String option) {
+        if (index >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[index];
+    }
+}

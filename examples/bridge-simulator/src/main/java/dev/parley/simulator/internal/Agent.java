@@ -1,0 +1,320 @@
+package dev.parley.simulator.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.simulator.Scenario;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plays one run's scenario on its own thread, appending frames to the run's log at the configured
+ * rate. Always ends the log with exactly one {@code done}.
+ */
+public final class Agent implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(Agent.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final SimRun run;
+    private final String requestedSession;
+    private final boolean resumedSession;
+    private final double eventsPerSecond;
+    private final int longCount;
+    private final Consumer<SimRun> onEnd;
+    private final Consumer<String> onRotate;
+    private long nextAt;
+    private int tokens;
+
+    /**
+     * @param eventsPerSecond the pace of this run, 0 for as fast as possible
+     * @param onRotate told the new session id when the ROTATE scenario rotates it
+     */
+    public Agent(SimRun run, String requestedSession, boolean resumedSession, double eventsPerSecond, int longCount,
+            Consumer<String> onRotate, Consumer<SimRun> onEnd) {
+        this.run = run;
+        this.requestedSession = requestedSession;
+        this.resumedSession = resumedSession;
+        this.eventsPerSecond = eventsPerSecond;
+        this.longCount = longCount;
+        this.onRotate = onRotate;
+        this.onEnd = onEnd;
+    }
+
+    @Override
+    public void run() {
+        try {
+            ObjectNode started = node().put("sessionId", requestedSession).put("hermesSessionId", run.hermesSessionId())
+                    .put("resumedSession", resumedSession).put("scenario", run.scenario().name().toLowerCase(java.util.Locale.ROOT));
+            run.append("run_started", started);
+            play();
+        } catch (SimRun.Cancelled cancelled) {
+            run.status("cancelled");
+            done("cancelled");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("INTERNAL", "the simulator shut down during the run");
+        } catch (RuntimeException e) {
+            log.error("Simulated run {} failed", run.runId(), e);
+            fail("INTERNAL", "the simulator failed: " + e.getClass().getSimpleName());
+        } finally {
+            onEnd.accept(run);
+        }
+    }
+
+    private void play() throws SimRun.Cancelled, InterruptedException {
+        switch (run.scenario()) {
+            case TOOLS:
+                tools();
+                break;
+            case CLARIFY:
+                clarify();
+                break;
+            case FAIL:
+                failing();
+                break;
+            case LONG:
+                longStream();
+                break;
+            case SLOW:
+                answer(plainAnswer() + "\n\n" + longerText(), false);
+                break;
+            case ROTATE:
+                answer(plainAnswer(), true);
+                break;
+            case HOST_TOOL:
+                hostTool();
+                break;
+            case DROP:
+            case PLAIN:
+            default:
+                answer(plainAnswer(), false);
+        }
+    }
+
+    // ------------------------------------------------------------------ scenarios
+
+    private void answer(String text, boolean rotate) throws SimRun.Cancelled, InterruptedException {
+        emit("status", node().put("level", "lifecycle").put("text", "Thinking (simulated)"));
+        think("The person wrote " + run.userMessage().length() + " characters. A short Markdown answer will do.");
+        List<String> parts = split(text);
+        for (int i = 0; i < parts.size(); i++) {
+            if (rotate && i == parts.size() / 2) {
+                String next = "hs-" + UUID.randomUUID();
+                String previous = run.hermesSessionId();
+                run.hermesSessionId(next);
+                onRotate.accept(next);
+                emit("status", node().put("level", "lifecycle").put("text", "Context compressed; new session (simulated)"));
+                emit("session_rotated", node().put("hermesSessionId", next).put("previousHermesSessionId", previous)
+                        .put("reason", "compression"));
+            }
+            delta(parts.get(i));
+        }
+        finish(text);
+    }
+
+    private void tools() throws SimRun.Cancelled, InterruptedException {
+        emit("status", node().put("level", "lifecycle").put("text", "Planning (simulated)"));
+        think("I will search first, then read the best result, then answer.");
+        todos(1, "in_progress", "pending", "pending");
+        emit("tool_call", node().put("toolCallId", "call_1").put("toolName", "web_search")
+                .<ObjectNode>set("args", node().put("query", clip(run.userMessage(), 120))).put("preview", "web_search"));
+        emit("tool_result", node().put("toolCallId", "call_1").put("toolName", "web_search")
+                .put("result", "3 results (simulated): docs/guide.md, docs/faq.md, blog/intro.md").put("truncated", false)
+                .put("isError", false).put("durationMs", 120));
+        todos(2, "completed", "in_progress", "pending");
+        think("The guide looks most relevant; reading it.");
+        emit("tool_call", node().put("toolCallId", "call_2").put("toolName", "read_file")
+                .<ObjectNode>set("args", node().put("path", "docs/guide.md")).put("preview", "docs/guide.md"));
+        emit("tool_result", node().put("toolCallId", "call_2").put("toolName", "read_file")
+                .put("result", "# Guide (simulated)\nStep 1: plan. Step 2: act. Step 3: report.").put("truncated", false)
+                .put("isError", false).put("durationMs", 35));
+        todos(3, "completed", "completed", "in_progress");
+        String text = "Based on **the guide** (simulated):\n\n1. plan\n2. act\n3. report\n";
+        for (String part : split(text)) {
+            delta(part);
+        }
+        todos(4, "completed", "completed", "completed");
+        usage();
+        emit("final", node().put("text", text));
+        run.status("completed");
+        done("completed");
+    }
+
+    private void todos(int revision, String first, String second, String third) throws SimRun.Cancelled, InterruptedException {
+        ArrayNode items = JSON.createArrayNode();
+        items.addObject().put("id", "1").put("content", "Search the docs").put("status", first).putNull("parent");
+        items.addObject().put("id", "2").put("content", "Read the best result").put("status", second).putNull("parent");
+        items.addObject().put("id", "3").put("content", "Write the answer").put("status", third).putNull("parent");
+        emit("todo_update", node().put("revision", revision).set("todos", items));
+    }
+
+    private void clarify() throws SimRun.Cancelled, InterruptedException {
+        think("The request is ambiguous; asking which format the person wants.");
+        pace();
+        ObjectNode question = node().put("clarifyId", "c1").put("question", "Which format should the answer use? (simulated)");
+        question.putArray("choices").add("Markdown").add("Plain text").add("A table");
+        question.put("multiSelect", false).putNull("questions");
+        run.ask("c1", question);
+        List<String> answer;
+        try {
+            answer = run.awaitAnswer("c1");
+        } catch (SimRun.Cancelled withdrawn) {
+            run.append("clarify_resolved", node().put("clarifyId", "c1").put("outcome", "cancelled"));
+            throw withdrawn;
+        }
+        emit("clarify_resolved", node().put("clarifyId", "c1").put("outcome", "answered"));
+        think("The person chose " + String.join(", ", answer) + ".");
+        String text = "You chose **" + String.join(", ", answer) + "**. Here is the answer in that format (simulated).";
+        for (String part : split(text)) {
+            delta(part);
+        }
+        finish(text);
+    }
+
+    private void failing() throws SimRun.Cancelled, InterruptedException {
+        think("Trying the tool that is going to break.");
+        emit("status", node().put("level", "warn").put("text", "The model provider is slow (simulated)"));
+        for (String part : split("Let me look that up ")) {
+            delta(part);
+        }
+        emit("error", node().put("code", "AGENT_ERROR").put("message", "The simulated agent failed on purpose")
+                .put("retryable", false));
+        run.status("failed");
+        done("failed");
+    }
+
+    private void longStream() throws SimRun.Cancelled, InterruptedException {
+        int n = Scenario.longCount(run.userMessage(), longCount);
+        StringBuilder text = new StringBuilder(n * 7);
+        for (int i = 0; i < n; i++) {
+            String token = "t" + i + " ";
+            text.append(token);
+            delta(token);
+        }
+        finish(text.toString());
+    }
+
+    private void hostTool() throws SimRun.Cancelled, InterruptedException {
+        if (run.hostTools().isEmpty()) {
+            emit("status", node().put("level", "warn").put("text", "The host offered no tools (simulated)"));
+            answer(plainAnswer(), false);
+            return;
+        }
+        String tool = run.hostTools().get(0);
+        think("Asking the host's " + tool + " tool.");
+        pace();
+        ObjectNode call = node().put("toolCallId", "host_1").put("toolName", tool)
+                .<ObjectNode>set("args", node().put("input", clip(run.userMessage(), 200))).put("preview", tool);
+        run.callHostTool("host_1", call);
+        SimRun.ToolOutcome outcome = run.awaitToolResult("host_1");
+        emit("tool_result", node().put("toolCallId", "host_1").put("toolName", tool).put("result", outcome.result())
+                .put("truncated", false).put("isError", outcome.error()).put("durationMs", 0));
+        String text = "The host tool **" + tool + "** answered: " + outcome.result();
+        for (String part : split(text)) {
+            delta(part);
+        }
+        finish(text);
+    }
+
+    // ------------------------------------------------------------------ frames
+
+    private void think(String text) throws SimRun.Cancelled, InterruptedException {
+        for (String part : split(text)) {
+            emit("thinking", node().put("text", part));
+        }
+    }
+
+    private void delta(String text) throws SimRun.Cancelled, InterruptedException {
+        tokens++;
+        emit("text_delta", node().put("text", text));
+    }
+
+    private void usage() throws SimRun.Cancelled, InterruptedException {
+        long in = Math.max(1, run.userMessage().length() / 4);
+        emit("usage", node().put("inputTokens", in).put("outputTokens", tokens).put("totalTokens", in + tokens));
+    }
+
+    private void finish(String text) throws SimRun.Cancelled, InterruptedException {
+        usage();
+        emit("final", node().put("text", text));
+        run.status("completed");
+        done("completed");
+    }
+
+    private void done(String status) {
+        run.append("done", node().put("status", status).put("hermesSessionId", run.hermesSessionId()));
+    }
+
+    private void fail(String code, String message) {
+        if (run.ended()) {
+            return;
+        }
+        run.append("error", node().put("code", code).put("message", message).put("retryable", true));
+        run.status("failed");
+        done("failed");
+    }
+
+    private void emit(String kind, ObjectNode payload) throws SimRun.Cancelled, InterruptedException {
+        pace();
+        run.append(kind, payload);
+    }
+
+    /** Waits for the next slot at the configured rate; checks for a cancel either way. */
+    private void pace() throws SimRun.Cancelled, InterruptedException {
+        if (eventsPerSecond <= 0) {
+            run.checkCancelled();
+            return;
+        }
+        long interval = (long) (1_000_000_000L / eventsPerSecond);
+        long now = System.nanoTime();
+        if (nextAt == 0) {
+            nextAt = now;
+        }
+        nextAt += interval;
+        run.sleepNanos(Math.max(0, nextAt - now));
+    }
+
+    // ------------------------------------------------------------------ text
+
+    private String plainAnswer() {
+        String quoted = clip(run.userMessage(), 400).replace("\n", "\n> ");
+        return "### Simulated answer\n\nYou wrote:\n\n> " + quoted + "\n\nThis reply comes from the **Hermes Bridge "
+                + "simulator**, not from a model. It streams like one: a short reasoning step, this answer token by "
+                + "token, and the token usage at the end.\n\nTry `tools`, `clarify`, `fail`, `slow`, `drop` or "
+                + "`long 5000` to see the other scenarios.";
+    }
+
+    private static String longerText() {
+        return "Streaming slowly lets you watch each token arrive, stop the run half way (the partial answer is "
+                + "kept), or close the page and come back: the run goes on without you and the page catches up "
+                + "from where it left off. Nothing here was written by a model; every word is scripted.";
+    }
+
+    /** Splits after each space, so the pieces concatenate to the text. */
+    static List<String> split(String text) {
+        List<String> parts = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == ' ') {
+                parts.add(text.substring(start, i + 1));
+                start = i + 1;
+            }
+        }
+        if (start < text.length()) {
+            parts.add(text.substring(start));
+        }
+        return parts;
+    }
+
+    private static String clip(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
+    }
+
+    private static ObjectNode node() {
+        return JSON.createObjectNode();
+    }
+}

@@ -1,0 +1,303 @@
+package dev.parley.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.engine.AnswerResult;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.EngineLimits;
+import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.NewThread;
+import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.hermes.HermesConfig;
+import dev.parley.chat.hermes.HermesRuntimeAdapter;
+import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ClarifyMessage;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.ResultMessage;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.StatusMessage;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.TodoItem;
+import dev.parley.chat.model.TodoMessage;
+import dev.parley.chat.model.TodoStatus;
+import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.EventCollector;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** ChatEngine + HermesRuntimeAdapter + the simulator, over real HTTP on loopback. */
+class EndToEndTest {
+    private static final String ALICE = "alice";
+    private static final String TOKEN = "bridge-token-0123456789";
+
+    private final ChatStore store = new InMemoryChatStore();
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private BridgeSimulator simulator(Consumer<SimulatorConfig.Builder> config) throws Exception {
+        SimulatorConfig.Builder builder = SimulatorConfig.builder().bearerToken(TOKEN).heartbeatInterval(Duration.ofSeconds(1));
+        config.accept(builder);
+        BridgeSimulator simulator = BridgeSimulator.start(builder.build());
+        closeables.add(simulator);
+        return simulator;
+    }
+
+    private HermesRuntimeAdapter adapter(BridgeSimulator simulator) {
+        HermesRuntimeAdapter adapter = new HermesRuntimeAdapter(HermesConfig.builder().baseUrl(simulator.baseUrl())
+                .bearerToken(TOKEN).idleTimeout(Duration.ofSeconds(5)).reattachBackoff(Duration.ofMillis(50)).build());
+        closeables.add(adapter);
+        return adapter;
+    }
+
+    private ChatEngine engine(HermesRuntimeAdapter adapter, Consumer<ChatEngine.Builder> config) {
+        ChatEngine.Builder builder = ChatEngine.builder().runtime(adapter).store(store)
+                .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofSeconds(3)));
+        config.accept(builder);
+        ChatEngine engine = builder.build();
+        closeables.add(engine);
+        return engine;
+    }
+
+    private ChatEngine engine(BridgeSimulator simulator) {
+        return engine(adapter(simulator), b -> { });
+    }
+
+    @Test
+    void aPlainRunStreamsThinkingAndAMarkdownAnswerAndKeepsTheSession() throws Exception {
+        BridgeSimulator simulator = simulator(b -> { });
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket first = engine.startRun(ALICE, thread, StartRun.of("Hello simulator"));
+        Run run = awaitRun(engine, first.runId(), RunStatus.SUCCEEDED);
+
+        AssistantMessage answer = (AssistantMessage) message(first.assistantMessageId());
+        assertThat(answer.status()).isEqualTo(MessageStatus.COMPLETED);
+        assertThat(answer.text()).startsWith("### Simulated answer").contains("> Hello simulator");
+        assertThat(run.usage()).isNotNull();
+        assertThat(steps(run, ThinkingMessage.class)).singleElement()
+                .satisfies(t -> assertThat(t.text()).contains("A short Markdown answer will do."));
+        String session = store.findThread(thread).orElseThrow().runtimeSessionId();
+        assertThat(session).startsWith("hs-");
+
+        RunTicket second = engine.startRun(ALICE, thread, StartRun.of("And again"));
+        awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
+        assertThat(simulator.request(second.runId()).orElseThrow().sessionId()).isEqualTo(session);
+        assertThat(events(engine, second.runId())).contains(new AgentStreamEvent.RuntimeSession(session, true));
+    }
+
+    @Test
+    void aToolRunKeepsCallsResultsTodosAndSeparateThinking() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please use the tools"));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        List<ActionExecutionMessage> calls = steps(run, ActionExecutionMessage.class);
+        assertThat(calls).extracting(ActionExecutionMessage::name).containsExactly("web_search", "read_file");
+        assertThat(calls).allMatch(c -> c.status() == MessageStatus.COMPLETED);
+        assertThat(calls.get(1).arguments()).isEqualTo("{\"path\":\"docs/guide.md\"}");
+        List<ResultMessage> results = steps(run, ResultMessage.class);
+        assertThat(results).extracting(ResultMessage::name).containsExactly("web_search", "read_file");
+        assertThat(results.get(1).result()).startsWith("# Guide (simulated)");
+        TodoMessage todos = steps(run, TodoMessage.class).get(0);
+        assertThat(todos.items()).extracting(TodoItem::status).containsOnly(TodoStatus.COMPLETED);
+        assertThat(todos.items()).extracting(TodoItem::content)
+                .containsExactly("Search the docs", "Read the best result", "Write the answer");
+        assertThat(steps(run, ThinkingMessage.class)).hasSize(2);
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("Based on **the guide**");
+    }
+
+    @Test
+    void aClarifyIsAnsweredThroughTheEngine() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("clarify first"));
+        awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        ClarifyMessage question = engine.state(ALICE, ticket.runId()).pendingClarifies().get(0);
+        assertThat(question.clarifyId()).isEqualTo("c1");
+        assertThat(question.choices()).containsExactly("Markdown", "Plain text", "A table");
+
+        assertThat(engine.answer(ALICE, ticket.runId(), "c1", List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(engine.answer(ALICE, ticket.runId(), "c1", List.of("A table"))).isEqualTo(AnswerResult.REPLAYED);
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **A table**");
+        ClarifyMessage answered = steps(run, ClarifyMessage.class).get(0);
+        assertThat(answered.status()).isEqualTo(MessageStatus.COMPLETED);
+        assertThat(answered.answer()).containsExactly("A table");
+    }
+
+    @Test
+    void aCancelThroughTheEngineStopsTheBridgeRunAndKeepsThePartialAnswer() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.slowEventsPerSecond(40));
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("go slow"));
+        EventCollector live = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, ticket.runId(), 0));
+        await(() -> live.events().stream().filter(e -> e.event() instanceof AgentStreamEvent.TextDelta).count(),
+                n -> n >= 5, "some answer text");
+
+        engine.cancel(ALICE, ticket.runId());
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.CANCELLED);
+
+        live.awaitDone();
+        assertThat(live.events()).last().extracting(RunEvent::event)
+                .isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "cancelled"));
+        AssistantMessage answer = (AssistantMessage) message(ticket.assistantMessageId());
+        assertThat(answer.status()).isEqualTo(MessageStatus.CANCELLED);
+        assertThat(answer.text()).startsWith("### Simulated answer").doesNotContain("every word is scripted");
+        assertThat(simulator.runStatus(run.id())).contains("cancelled");
+    }
+
+    @Test
+    void aDroppedStreamIsReattachedWithoutLosingOrRepeatingAToken() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.dropAfterFrames(12).eventsPerSecond(400));
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("drop the line"));
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(simulator.streamsOpened(ticket.runId())).isEqualTo(2);
+        List<AgentStreamEvent> events = events(engine, ticket.runId());
+        String streamed = events.stream().filter(e -> e instanceof AgentStreamEvent.TextDelta)
+                .map(e -> ((AgentStreamEvent.TextDelta) e).delta()).collect(Collectors.joining());
+        String whole = events.stream().filter(e -> e instanceof AgentStreamEvent.TextFinal)
+                .map(e -> ((AgentStreamEvent.TextFinal) e).text()).findFirst().orElseThrow();
+        assertThat(streamed).isEqualTo(whole);
+        assertThat(events.stream().filter(e -> e instanceof AgentStreamEvent.ThinkingDelta)
+                .map(e -> ((AgentStreamEvent.ThinkingDelta) e).delta()).collect(Collectors.joining()))
+                .isEqualTo("The person wrote 13 characters. A short Markdown answer will do.");
+    }
+
+    @Test
+    void aRestartedHostReattachesToARunWaitingForAnAnswer() throws Exception {
+        BridgeSimulator simulator = simulator(b -> { });
+        HermesRuntimeAdapter firstAdapter = adapter(simulator);
+        ChatEngine first = engine(firstAdapter, b -> { });
+        String thread = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, thread, StartRun.of("clarify after a restart"));
+        awaitRun(first, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+
+        first.close();
+        firstAdapter.close();
+        ChatEngine second = engine(adapter(simulator), b -> { });
+
+        assertThat(second.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        await(() -> simulator.streamsOpened(ticket.runId()), n -> n == 2, "the re-attachment");
+        assertThat(second.answer(ALICE, ticket.runId(), "c1", List.of("Markdown"))).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **Markdown**");
+    }
+
+    @Test
+    void aHostToolIsCalledThroughTheEngineAndItsResultGoesBack() throws Exception {
+        BridgeSimulator simulator = simulator(b -> { });
+        HostAction lookup = new HostAction(new HostToolSpec("lookup_order", "Looks an order up", "{\"type\":\"object\"}"),
+                call -> "order 7 shipped");
+        ChatEngine engine = engine(adapter(simulator), b -> b.hostAction(lookup));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("use the host tool"));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(simulator.request(run.id()).orElseThrow().hostTools()).containsExactly("lookup_order");
+        assertThat(steps(run, ResultMessage.class)).singleElement()
+                .satisfies(r -> assertThat(r.result()).isEqualTo("order 7 shipped"));
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text())
+                .isEqualTo("The host tool **lookup_order** answered: order 7 shipped");
+    }
+
+    @Test
+    void aForgottenSessionStartsANewOneAndSaysSo() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.strictSessions(true));
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = engine.startRun(ALICE, thread, StartRun.of("hi"));
+        awaitRun(engine, first.runId(), RunStatus.SUCCEEDED);
+        String before = store.findThread(thread).orElseThrow().runtimeSessionId();
+
+        simulator.forgetSessions();
+        RunTicket second = engine.startRun(ALICE, thread, StartRun.of("still there?"));
+        Run run = awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(steps(run, StatusMessage.class)).anySatisfy(s -> assertThat(s.text()).contains("new session"));
+        assertThat(store.findThread(thread).orElseThrow().runtimeSessionId()).isNotEqualTo(before).startsWith("hs-");
+    }
+
+    @Test
+    void aFailingRunKeepsItsPartialAnswer() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("fail please"));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.FAILED);
+
+        assertThat(run.error().code()).isEqualTo("AGENT_ERROR");
+        AssistantMessage answer = (AssistantMessage) message(ticket.assistantMessageId());
+        assertThat(answer.text()).isEqualTo("Let me look that up ");
+        assertThat(answer.status()).isEqualTo(MessageStatus.FAILED);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private Message message(String id) {
+        return store.findMessage(id).orElseThrow();
+    }
+
+    private <T extends Message> List<T> steps(Run run, Class<T> type) {
+        return store.listStepMessages(List.of(run.id())).stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    private static List<AgentStreamEvent> events(ChatEngine engine, String runId) {
+        return EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, runId, 0)).awaitDone().events().stream()
+                .map(RunEvent::event).toList();
+    }
+
+    private static Run awaitRun(ChatEngine engine, String runId, RunStatus status) {
+        return await(() -> engine.state(ALICE, runId).run(), r -> r.status() == status, "run to be " + status);
+    }
+
+    private static <T> T await(Supplier<T> probe, Predicate<T> condition, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        T value = probe.get();
+        while (!condition.test(value)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what + "; last: " + value);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            value = probe.get();
+        }
+        return value;
+    }
+}
