@@ -157,6 +157,11 @@ class RecoveryTest extends EngineTestSupport {
         engine.close();
         assertThat(store.findRun(working.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
         assertThat(store.findRun(waiting.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        await(() -> runtime.isPlaying(waiting.runId()), playing -> !playing, "the runtime stream to be closed");
+        long eventsAfterClose = store.lastSeq(waiting.runId());
+        assertThat(store.readEvents(waiting.runId(), 0, 100)).extracting(RunEvent::type)
+                .as("the stream's end after close is not logged").doesNotContain("run_failed", "run_finished");
+        assertThat(store.lastSeq(waiting.runId())).isEqualTo(eventsAfterClose);
         assertThat(((AssistantMessage) store.findMessage(working.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("Partial answer");
     }

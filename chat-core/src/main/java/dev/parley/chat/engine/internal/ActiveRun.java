@@ -75,6 +75,7 @@ public final class ActiveRun {
     private volatile Flow.@Nullable Subscription upstream;
     private volatile boolean cancelRequested;
     private volatile boolean finished;
+    private volatile boolean detached;
 
     /**
      * @param baseSeq the seq after which this process numbers events (0 for a new run; after a restart,
@@ -406,6 +407,19 @@ public final class ActiveRun {
         }
     }
 
+    /**
+     * Lets go of the run without ending it, when the engine closes while the run waits for an answer a
+     * future engine can deliver after re-attaching: the runtime stream is closed (which does not stop the
+     * run in the runtime) and nothing it still signals is logged.
+     */
+    void detach() {
+        detached = true;
+        Flow.Subscription stream = upstream;
+        if (stream != null) {
+            stream.cancel();
+        }
+    }
+
     /** Ends the run from this side: closes the runtime stream and logs the terminal event. */
     void forceEnd(RunStatus status, String reason) {
         cancelRequested = true;
@@ -547,7 +561,7 @@ public final class ActiveRun {
             synchronized (ActiveRun.this) {
                 ended = terminalAppended;
             }
-            if (ended) {
+            if (ended || detached) {
                 subscription.cancel();
                 return;
             }
@@ -559,7 +573,7 @@ public final class ActiveRun {
 
         @Override
         public void onNext(AgentStreamEvent event) {
-            if (event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
+            if (detached || event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
                 return;
             }
             if (event instanceof AgentStreamEvent.ClarifyResolved
@@ -586,11 +600,16 @@ public final class ActiveRun {
 
         @Override
         public void onError(Throwable error) {
-            fail(error);
+            if (!detached) {
+                fail(error);
+            }
         }
 
         @Override
         public void onComplete() {
+            if (detached) {
+                return;
+            }
             ingest(new AgentStreamEvent.RunFailed("RUNTIME_FAILED", "the runtime's stream ended without a final event"));
         }
     }

@@ -287,6 +287,7 @@ public final class RunManager {
         for (ActiveRun run : new ArrayList<>(ctx.activeRuns.values())) {
             Run now = run.snapshot();
             if (now.status() == RunStatus.WAITING_FOR_INPUT && ctx.can(Capability.REATTACH)) {
+                run.detach();
                 continue;
             }
             if (now.status() == RunStatus.QUEUED) {
