@@ -1,0 +1,69 @@
+package dev.parley.chat.spring;
+
+import dev.parley.chat.hermes.HermesConfig;
+import dev.parley.chat.hermes.HermesModel;
+import dev.parley.chat.hermes.HermesRuntimeAdapter;
+import dev.parley.chat.hermes.HermesTransport;
+import dev.parley.chat.hermes.ModelResolver;
+import dev.parley.chat.hermes.SkillResolver;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The Hermes runtime, when {@code parley.hermes.base-url} is set: the Bridge protocol by default, or
+ * Hermes Agent's own API server with {@code parley.hermes.transport=API_SERVER}. Models come from
+ * {@code parley.hermes.models} (or a {@link ModelResolver} bean), skills from
+ * {@code parley.hermes.skills-dir} (or a {@link SkillResolver} bean). A host's {@link RuntimeAdapter}
+ * bean wins.
+ */
+@AutoConfiguration(before = ParleyAutoConfiguration.class)
+@ConditionalOnClass(HermesRuntimeAdapter.class)
+@ConditionalOnProperty(prefix = "parley.hermes", name = "base-url")
+@EnableConfigurationProperties(ParleyProperties.class)
+public class ParleyHermesAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(RuntimeAdapter.class)
+    public HermesRuntimeAdapter hermesRuntimeAdapter(ParleyProperties properties,
+            ObjectProvider<ModelResolver> modelResolver, ObjectProvider<SkillResolver> skillResolver) {
+        ParleyProperties.Hermes hermes = properties.getHermes();
+        HermesConfig.Builder config = HermesConfig.builder()
+                .baseUrl(hermes.getBaseUrl())
+                .transport(transport(hermes.getTransport()))
+                .bearerToken(hermes.getToken())
+                .connectTimeout(hermes.getConnectTimeout())
+                .idleTimeout(hermes.getIdleTimeout())
+                .defaultMaxIterations(hermes.getMaxIterations())
+                .modelResolver(modelResolver.getIfAvailable(() -> models(hermes.getModels())))
+                .skillResolver(skillResolver.getIfAvailable(() -> hermes.getSkillsDir() == null
+                        ? SkillResolver.none() : SkillResolver.directory(hermes.getSkillsDir())));
+        return new HermesRuntimeAdapter(config.build());
+    }
+
+    private static HermesTransport transport(String name) {
+        String normalised = name.strip().toUpperCase(Locale.ROOT).replace('-', '_');
+        try {
+            return HermesTransport.valueOf(normalised);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("parley.hermes.transport must be BRIDGE or API_SERVER, got '" + name + "'");
+        }
+    }
+
+    private static ModelResolver models(List<ParleyProperties.Model> models) {
+        if (models.isEmpty()) {
+            return ModelResolver.passThrough();
+        }
+        return ModelResolver.of(models.stream()
+                .map(m -> new HermesModel(m.getId(), m.getName(), m.getProvider(), m.getBaseUrl(), m.getApiKey()))
+                .collect(Collectors.toList()));
+    }
+}
