@@ -27,11 +27,11 @@ public final class ParleyMetrics implements EngineListener {
     public ParleyMetrics(MeterRegistry registry, Supplier<Number> openSseStreams) {
         this.registry = registry;
         Gauge.builder("parley.runs.active", activeRuns, Set::size)
-                .description("Runs working or waiting for input in this process").register(registry);
+                .description("Runs working or waiting for input in this process").strongReference(true).register(registry);
         Gauge.builder("parley.subscribers.open", subscribers, AtomicInteger::get)
-                .description("Subscribers attached to runs' events").register(registry);
+                .description("Subscribers attached to runs' events").strongReference(true).register(registry);
         Gauge.builder("parley.sse.streams.open", openSseStreams, s -> s.get().doubleValue())
-                .description("Open SSE streams").register(registry);
+                .description("Open SSE streams").strongReference(true).register(registry);
         this.events = Counter.builder("parley.events.relayed").description("Run events logged and relayed")
                 .register(registry);
     }
