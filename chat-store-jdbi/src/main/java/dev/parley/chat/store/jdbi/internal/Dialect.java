@@ -1,0 +1,144 @@
+package dev.parley.chat.store.jdbi.internal;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.store.jdbi.DatabaseKind;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import java.sql.Types;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.argument.AbstractArgumentFactory;
+import org.jdbi.v3.core.argument.Argument;
+import org.jdbi.v3.core.config.ConfigRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where SQLite and PostgreSQL differ, apart from the DDL (one migration folder per database: identity
+ * columns, boolean and integer types, STRICT and WITHOUT ROWID tables). Every DML statement in {@link Sql}
+ * is shared; what differs at run time is here:
+ *
+ * <ul>
+ *   <li>SQLite has one writer per file: the store serialises its writes ({@link #singleWriter()}) and
+ *       gives each connection a busy timeout, so that a writer of another process is waited for. Every
+ *       write transaction of the store starts with a write statement, so even a deferred {@code BEGIN}
+ *       takes the write lock at its first statement, through the busy timeout, and never fails upgrading
+ *       a read snapshot ({@code SQLITE_BUSY_SNAPSHOT});</li>
+ *   <li>SQLite runs in WAL mode, so that readers never wait for the writer.</li>
+ * </ul>
+ */
+public enum Dialect {
+    SQLITE(DatabaseKind.SQLITE, "sqlite") {
+        @Override
+        public void prepareConnection(Connection connection, Duration busyTimeout) throws SQLException {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
+            }
+        }
+
+        @Override
+        public void initialise(Handle handle) {
+            String mode = handle.createQuery("PRAGMA journal_mode = WAL").mapTo(String.class).one();
+            if (!"wal".equalsIgnoreCase(mode)) {
+                log.warn("The SQLite database stays in journal mode {} (WAL is not possible for it, e.g. in memory); "
+                        + "reads will wait for writes", mode);
+            }
+        }
+
+        @Override
+        public boolean singleWriter() {
+            return true;
+        }
+    },
+    POSTGRESQL(DatabaseKind.POSTGRESQL, "postgresql") {
+        @Override
+        public void configure(Jdbi jdbi) {
+            jdbi.registerArgument(new AbstractArgumentFactory<String>(Types.VARCHAR) {
+                @Override
+                protected Argument build(String value, ConfigRegistry config) {
+                    String stored = value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
+                    return (position, statement, context) -> statement.setString(position, stored);
+                }
+            });
+        }
+    };
+
+    private static final Logger log = LoggerFactory.getLogger(Dialect.class);
+
+    /**
+     * Adapts a Jdbi to the database. PostgreSQL's text type cannot hold U+0000: a NUL in a plain text
+     * column (a runtime's error message, a clarify question, …) would fail the whole batch, and with it
+     * every run's events, so it is stored as U+FFFD. JSON columns never hold a raw NUL (JSON escapes it).
+     */
+    public void configure(Jdbi jdbi) {
+    }
+
+    /** The classpath folder holding one migration folder per database. */
+    public static final String MIGRATION_ROOT = "dev/parley/chat/store/jdbi/migration";
+
+    private final DatabaseKind kind;
+    private final String folder;
+
+    Dialect(DatabaseKind kind, String folder) {
+        this.kind = kind;
+        this.folder = folder;
+    }
+
+    /**
+     * The dialect of a database from its JDBC product name.
+     *
+     * @throws ChatException STORE_FAILURE for a database the store does not support: a configuration
+     *     mistake of the host, found at start-up, not a request a caller could correct
+     */
+    public static Dialect detect(String productName) {
+        for (Dialect dialect : values()) {
+            if (dialect.kind.productName().equalsIgnoreCase(productName.trim())) {
+                return dialect;
+            }
+        }
+        throw new ChatException(ErrorCode.STORE_FAILURE, "unsupported database \"" + productName
+                + "\": the Parley JDBI store runs on " + Arrays.stream(values())
+                        .map(d -> d.kind.productName()).collect(Collectors.joining(" and ")));
+    }
+
+    public static Dialect of(DatabaseKind kind) {
+        for (Dialect dialect : values()) {
+            if (dialect.kind == kind) {
+                return dialect;
+            }
+        }
+        throw new IllegalArgumentException(String.valueOf(kind));
+    }
+
+    public DatabaseKind kind() {
+        return kind;
+    }
+
+    /** The Flyway location of this database's migration scripts. */
+    public String migrationLocation() {
+        return "classpath:" + migrationFolder();
+    }
+
+    /** The classpath folder of this database's migration scripts. */
+    public String migrationFolder() {
+        return MIGRATION_ROOT + "/" + folder;
+    }
+
+    /** Sets up a connection the store is about to use (every time it gets one). */
+    public void prepareConnection(Connection connection, Duration busyTimeout) throws SQLException {
+    }
+
+    /** Run once when the store starts, after the migrations. */
+    public void initialise(Handle handle) {
+    }
+
+    /** True if the database takes one writer at a time, so the store serialises its own writes. */
+    public boolean singleWriter() {
+        return false;
+    }
+}

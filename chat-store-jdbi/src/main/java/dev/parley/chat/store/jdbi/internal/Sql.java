@@ -1,0 +1,205 @@
+package dev.parley.chat.store.jdbi.internal;
+
+import java.util.List;
+
+/**
+ * Every statement the store runs, shared by SQLite and PostgreSQL (both take {@code INSERT … ON CONFLICT}).
+ * Named parameters are {@code :name}; {@code <name>} is a list bound with {@code bindList}. The query-plan
+ * tests run exactly these strings, so a change that loses an index fails them.
+ */
+public final class Sql {
+    private Sql() {
+    }
+
+    // ------------------------------------------------------------------ threads
+
+    private static final String THREAD_COLUMNS =
+            "id, owner_id, title, runtime_session_id, model_id, skill, status, created_at, last_message_at";
+
+    public static final String INSERT_THREAD = "INSERT INTO parley_threads (" + THREAD_COLUMNS + ") "
+            + "VALUES (:id, :ownerId, :title, :runtimeSessionId, :modelId, :skill, :status, :createdAt, :lastMessageAt) "
+            + "ON CONFLICT (id) DO NOTHING";
+
+    public static final String FIND_THREAD = "SELECT " + THREAD_COLUMNS + " FROM parley_threads WHERE id = :id";
+
+    /** Hot: the thread list of an owner, newest activity first. */
+    public static final String LIST_THREADS = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
+            + "WHERE owner_id = :ownerId ORDER BY last_message_at DESC, id DESC LIMIT :limit OFFSET :offset";
+
+    public static final String UPDATE_THREAD = "UPDATE parley_threads "
+            + "SET title = :title, model_id = :modelId, skill = :skill, status = :status WHERE id = :id";
+
+    public static final String TOUCH_THREAD = "UPDATE parley_threads SET "
+            + "runtime_session_id = COALESCE(:runtimeSessionId, runtime_session_id), "
+            + "last_message_at = CASE WHEN :lastMessageAt > last_message_at THEN :lastMessageAt ELSE last_message_at END, "
+            + "title = COALESCE(title, :defaultTitle) "
+            + "WHERE id = :id";
+
+    public static final String DELETE_THREAD = "DELETE FROM parley_threads WHERE id = :threadId";
+
+    private static final String RUNS_OF_THREAD = "(SELECT r.id FROM parley_runs r WHERE r.thread_id = :threadId)";
+
+    /** What else goes with a thread, deleted in this order after the thread row, in one transaction. */
+    public static final List<String> DELETE_THREAD_CONTENT = List.of(
+        "DELETE FROM parley_run_events WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_seq_reservations WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_clarifies WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_host_actions WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_feedback WHERE thread_id = :threadId "
+                + "OR message_id IN (SELECT m.id FROM parley_messages m WHERE m.thread_id = :threadId)",
+        "DELETE FROM parley_messages WHERE thread_id = :threadId",
+        "DELETE FROM parley_runs WHERE thread_id = :threadId");
+
+    // ------------------------------------------------------------------ messages
+
+    /** Inserts a message, or replaces it keeping its {@code save_order} (its place in the thread). */
+    public static final String UPSERT_MESSAGE = "INSERT INTO parley_messages "
+            + "(id, thread_id, run_id, parent_message_id, kind, top_level, status, created_at, body) "
+            + "VALUES (:id, :threadId, :runId, :parentMessageId, :kind, :topLevel, :status, :createdAt, :body) "
+            + "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, run_id = excluded.run_id, "
+            + "parent_message_id = excluded.parent_message_id, kind = excluded.kind, top_level = excluded.top_level, "
+            + "status = excluded.status, created_at = excluded.created_at, body = excluded.body";
+
+    public static final String FIND_MESSAGE = "SELECT body FROM parley_messages WHERE id = :id";
+
+    /** Hot: the newest page of a thread (newest first; the store reverses it). */
+    public static final String TOP_LEVEL_NEWEST = "SELECT body FROM parley_messages "
+            + "WHERE thread_id = :threadId AND top_level = TRUE "
+            + "ORDER BY save_order DESC LIMIT :limit";
+
+    /** Hot: the page before a cursor message (newest first; the store reverses it). */
+    public static final String TOP_LEVEL_BEFORE = "SELECT body FROM parley_messages "
+            + "WHERE thread_id = :threadId AND top_level = TRUE AND save_order < ("
+            + "SELECT c.save_order FROM parley_messages c "
+            + "WHERE c.id = :beforeId AND c.thread_id = :threadId AND c.top_level = TRUE) "
+            + "ORDER BY save_order DESC LIMIT :limit";
+
+    /** Hot: the steps of the runs on a page (with their order, to merge the chunks of a long id list). */
+    public static final String STEP_MESSAGES = "SELECT save_order, body FROM parley_messages "
+            + "WHERE run_id IN (<runIds>) AND top_level = FALSE ORDER BY save_order";
+
+    /** Hot: the answers sharing a parent, for the variant arrows. */
+    public static final String VARIANT_IDS = "SELECT parent_message_id, id FROM parley_messages "
+            + "WHERE parent_message_id IN (<parentIds>) AND kind = 'assistant' ORDER BY save_order";
+
+    // ------------------------------------------------------------------ runs
+
+    private static final String RUN_COLUMNS = "id, thread_id, owner_id, status, user_message_id, "
+            + "assistant_message_id, input, model_id, skill, max_iterations, context, created_at, started_at, "
+            + "finished_at, error_code, error_message, input_tokens, output_tokens, total_tokens, "
+            + "guardrails_failure_reason";
+
+    /** Inserts a run, or replaces all of it but its id and {@code save_order}. */
+    public static final String UPSERT_RUN = "INSERT INTO parley_runs (" + RUN_COLUMNS + ") VALUES (:id, :threadId, "
+            + ":ownerId, :status, :userMessageId, :assistantMessageId, :input, :modelId, :skill, :maxIterations, "
+            + ":context, :createdAt, :startedAt, :finishedAt, :errorCode, :errorMessage, :inputTokens, "
+            + ":outputTokens, :totalTokens, :guardrailsFailureReason) "
+            + "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, owner_id = excluded.owner_id, "
+            + "status = excluded.status, user_message_id = excluded.user_message_id, "
+            + "assistant_message_id = excluded.assistant_message_id, input = excluded.input, "
+            + "model_id = excluded.model_id, skill = excluded.skill, max_iterations = excluded.max_iterations, "
+            + "context = excluded.context, created_at = excluded.created_at, started_at = excluded.started_at, "
+            + "finished_at = excluded.finished_at, error_code = excluded.error_code, "
+            + "error_message = excluded.error_message, input_tokens = excluded.input_tokens, "
+            + "output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens, "
+            + "guardrails_failure_reason = excluded.guardrails_failure_reason";
+
+    public static final String FIND_RUN = "SELECT " + RUN_COLUMNS + " FROM parley_runs WHERE id = :id";
+
+    /** Hot at start-up: the runs a new engine recovers. */
+    public static final String FIND_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
+            + "WHERE status IN (<statuses>) ORDER BY save_order";
+
+    /** Hot: is the thread busy? */
+    public static final String FIND_THREAD_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
+            + "WHERE thread_id = :threadId AND status IN (<statuses>) ORDER BY save_order";
+
+    // ------------------------------------------------------------------ events
+
+    /** Appends an event; an existing {@code (run_id, seq)} is left as it is. */
+    public static final String INSERT_EVENT = "INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
+            + "VALUES (:runId, :seq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING";
+
+    /** Hot: a replay page after a cursor (a range of the primary key). */
+    public static final String READ_EVENTS = "SELECT seq, created_at, payload FROM parley_run_events "
+            + "WHERE run_id = :runId AND seq > :afterSeq ORDER BY seq LIMIT :limit";
+
+    /** Hot: the newest stored seq of a run (one primary-key probe). */
+    public static final String LAST_SEQ = "SELECT seq FROM parley_run_events "
+            + "WHERE run_id = :runId ORDER BY seq DESC LIMIT 1";
+
+    /** Raises a run's seq reservation, never lowers it. */
+    public static final String RESERVE_SEQ = "INSERT INTO parley_seq_reservations (run_id, reserved_seq) "
+            + "VALUES (:runId, :upTo) ON CONFLICT (run_id) DO UPDATE SET reserved_seq = excluded.reserved_seq "
+            + "WHERE excluded.reserved_seq > parley_seq_reservations.reserved_seq";
+
+    public static final String RESERVED_SEQ = "SELECT reserved_seq FROM parley_seq_reservations WHERE run_id = :runId";
+
+    // ------------------------------------------------------------------ clarifies
+
+    private static final String CLARIFY_COLUMNS = "run_id, clarify_id, message_id, question, choices, multi_select, "
+            + "resume_token, state, answer, created_at, answered_at";
+
+    /** Inserts a clarify; an existing {@code (run_id, clarify_id)} is left as it is. */
+    public static final String INSERT_CLARIFY = "INSERT INTO parley_clarifies (" + CLARIFY_COLUMNS + ") VALUES "
+            + "(:runId, :clarifyId, :messageId, :question, :choices, :multiSelect, :resumeToken, :state, :answer, "
+            + ":createdAt, :answeredAt) ON CONFLICT (run_id, clarify_id) DO NOTHING";
+
+    public static final String FIND_CLARIFY = "SELECT " + CLARIFY_COLUMNS + " FROM parley_clarifies "
+            + "WHERE run_id = :runId AND clarify_id = :clarifyId";
+
+    public static final String PENDING_CLARIFIES = "SELECT " + CLARIFY_COLUMNS + " FROM parley_clarifies "
+            + "WHERE run_id = :runId AND state = 'PENDING' ORDER BY save_order";
+
+    /** Answers a clarify only while it is pending: of racing answers, one updates a row. */
+    public static final String ANSWER_CLARIFY = "UPDATE parley_clarifies "
+            + "SET state = 'ANSWERED', answer = :answer, answered_at = :answeredAt "
+            + "WHERE run_id = :runId AND clarify_id = :clarifyId AND state = 'PENDING'";
+
+    public static final String REOPEN_CLARIFY = "UPDATE parley_clarifies "
+            + "SET state = 'PENDING', answer = '[]', answered_at = NULL "
+            + "WHERE run_id = :runId AND clarify_id = :clarifyId AND state = 'ANSWERED'";
+
+    public static final String CANCEL_PENDING_CLARIFIES = "UPDATE parley_clarifies SET state = 'CANCELLED' "
+            + "WHERE run_id = :runId AND state = 'PENDING'";
+
+    // ------------------------------------------------------------------ feedback
+
+    public static final String UPSERT_FEEDBACK = "INSERT INTO parley_feedback "
+            + "(message_id, owner_id, thread_id, run_id, rating, comment, created_at) "
+            + "VALUES (:messageId, :ownerId, :threadId, :runId, :rating, :comment, :createdAt) "
+            + "ON CONFLICT (message_id, owner_id) DO UPDATE SET thread_id = excluded.thread_id, "
+            + "run_id = excluded.run_id, rating = excluded.rating, comment = excluded.comment, "
+            + "created_at = excluded.created_at";
+
+    public static final String FIND_FEEDBACK = "SELECT thread_id, run_id, message_id, owner_id, rating, comment, "
+            + "created_at FROM parley_feedback WHERE message_id = :messageId AND owner_id = :ownerId";
+
+    // ------------------------------------------------------------------ host actions
+
+    /** Creates an execution unless it exists: of racing callers, one inserts a row. */
+    public static final String CLAIM_HOST_ACTION = "INSERT INTO parley_host_actions "
+            + "(run_id, execution_id, name, arguments, error, claimed_at) "
+            + "VALUES (:runId, :executionId, :name, :arguments, FALSE, :claimedAt) "
+            + "ON CONFLICT (run_id, execution_id) DO NOTHING";
+
+    public static final String FIND_HOST_ACTION = "SELECT run_id, execution_id, name, arguments, result, error, "
+            + "claimed_at, completed_at FROM parley_host_actions WHERE run_id = :runId AND execution_id = :executionId";
+
+    /** Records the first result of an execution; a later one is ignored. */
+    public static final String COMPLETE_HOST_ACTION = "UPDATE parley_host_actions "
+            + "SET result = :result, error = :error, completed_at = :completedAt "
+            + "WHERE run_id = :runId AND execution_id = :executionId AND completed_at IS NULL";
+
+    // ------------------------------------------------------------------ schema
+
+    /** The tables of the current schema version; each is probed when migrations are left to the host. */
+    public static final List<String> TABLES = List.of(
+        "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
+        "parley_clarifies", "parley_feedback", "parley_host_actions");
+
+    /** A query that fails unless {@code table} exists and is readable; it reads no row. */
+    public static String probe(String table) {
+        return "SELECT COUNT(*) FROM " + table + " WHERE 1 = 0";
+    }
+}

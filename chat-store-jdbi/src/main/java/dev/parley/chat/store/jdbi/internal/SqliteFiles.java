@@ -1,0 +1,33 @@
+package dev.parley.chat.store.jdbi.internal;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * The data source of a SQLite file the store owns. The only class that names sqlite-jdbc's own types, so a
+ * host on PostgreSQL may leave that driver out.
+ */
+public final class SqliteFiles {
+    private SqliteFiles() {
+    }
+
+    /**
+     * A data source opening {@code file} in WAL mode (readers never wait for the writer), with
+     * {@code synchronous=FULL} (a commit survives a power loss: seq reservations must), the busy timeout
+     * (another process's writer is waited for) and write transactions that take the write lock when they
+     * begin ({@code BEGIN IMMEDIATE}).
+     */
+    public static DataSource dataSource(Path file, Duration busyTimeout) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
+        config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        SQLiteDataSource dataSource = new SQLiteDataSource(config);
+        dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
+        return dataSource;
+    }
+}

@@ -1,0 +1,255 @@
+package dev.parley.chat.store.jdbi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.jdbi.internal.Sql;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.Query;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The reads a page load and a reconnect make must read only what they return: an index range from the
+ * cursor, never the whole thread or the whole log. On a thread of 10 000 user and assistant messages (plus
+ * their steps and other threads) and a run of 100 000 events (plus other runs), after ANALYZE, each hot
+ * statement of {@link Sql} — exactly the SQL the store runs — is EXPLAINed and must use its index, with no
+ * full scan and no sort of the big tables. Not a timing test; the timings are printed for information.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class HotQueryTest {
+    static final String BIG_THREAD = "big";
+    static final String LONG_RUN = "long";
+    static final int TURNS = 5_000;
+    static final int EVENTS = 100_000;
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+
+    TestDatabase database;
+    JdbiChatStore store;
+    Jdbi direct;
+
+    abstract TestDatabase createDatabase();
+
+    /** What is wrong with the plan of a query: a full scan, a sort, a missing index. Empty if nothing. */
+    abstract List<String> planProblems(Handle handle, HotQuery query);
+
+    /**
+     * A statement of {@link Sql} with its arguments, and what must serve it.
+     *
+     * @param indexes the indexes of which one must serve {@code table}; empty for its primary key
+     * @param sortAllowed true where an {@code IN} list of several values makes a (small) sort legitimate
+     */
+    record HotQuery(String sql, Map<String, Object> binds, Map<String, List<String>> lists, String table,
+            List<String> indexes, boolean sortAllowed) {
+
+        HotQuery(String sql, Map<String, Object> binds, Map<String, List<String>> lists, String table,
+                String index, boolean sortAllowed) {
+            this(sql, binds, lists, table, List.of(index), sortAllowed);
+        }
+
+        Query bindTo(Query query) {
+            binds.forEach(query::bind);
+            lists.forEach(query::bindList);
+            return query;
+        }
+    }
+
+    @BeforeAll
+    void populate() {
+        database = createDatabase();
+        store = database.store().build();
+        direct = Jdbi.create(database.dataSource());
+        long started = System.nanoTime();
+        store.createThread(new ChatThread(BIG_THREAD, "alice", "big", null, null, null, ThreadStatus.ACTIVE, T0, T0));
+        writeTurns(BIG_THREAD, "", TURNS);
+        for (int t = 0; t < 20; t++) {
+            writeTurns("other-" + t, "o" + t + "-", 50);
+        }
+        List<RunEvent> batch = new ArrayList<>();
+        for (int seq = 1; seq <= EVENTS; seq++) {
+            batch.add(delta(LONG_RUN, seq));
+            if (batch.size() == 5_000) {
+                store.write(StoreBatch.builder().events(batch).build());
+                batch.clear();
+            }
+        }
+        for (int r = 0; r < 10; r++) {
+            store.write(StoreBatch.builder().events(IntStream.rangeClosed(1, 2_000)
+                    .mapToObj(seq -> delta("r-" + seq % 10, seq)).collect(Collectors.toList())).build());
+        }
+        direct.useHandle(h -> {
+            PreparedBatch threads = h.prepareBatch(Sql.INSERT_THREAD);
+            for (int i = 0; i < 3_000; i++) {
+                threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30).bind("title", (String) null)
+                        .bind("runtimeSessionId", (String) null).bind("modelId", (String) null)
+                        .bind("skill", (String) null).bind("status", "ACTIVE")
+                        .bind("createdAt", T0.toEpochMilli()).bind("lastMessageAt", T0.toEpochMilli() + i).add();
+            }
+            threads.execute();
+            h.execute("ANALYZE");
+        });
+        System.out.printf("%s: stored %d turns and %d events in %d ms%n", database, TURNS + 1000,
+                EVENTS + 20_000, (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private void writeTurns(String threadId, String prefix, int turns) {
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < turns; i++) {
+            String run = "r-" + prefix + i;
+            Instant at = T0.plusSeconds(i);
+            batch.run(new Run(run, threadId, "alice", RunStatus.SUCCEEDED, "u-" + prefix + i, "a-" + prefix + i, "q",
+                    null, null, null, Map.of(), at, at, at, null, null, null));
+            batch.message(new UserMessage("u-" + prefix + i, threadId, run, null, MessageStatus.COMPLETED, at, "question " + i));
+            batch.message(new AssistantMessage("a-" + prefix + i, threadId, run, "u-" + prefix + i,
+                    MessageStatus.COMPLETED, at, "answer " + i, null, null));
+            batch.message(new ThinkingMessage("s-" + prefix + i, threadId, run, "a-" + prefix + i,
+                    MessageStatus.COMPLETED, at, "thinking " + i));
+            if ((i + 1) % 500 == 0 || i == turns - 1) {
+                store.write(batch.build());
+                batch = StoreBatch.builder();
+            }
+        }
+    }
+
+    private static RunEvent delta(String runId, long seq) {
+        return new RunEvent(runId, seq, T0.toEpochMilli() + seq, new AgentStreamEvent.TextDelta(runId + "-a", "token " + seq + " "));
+    }
+
+    @AfterAll
+    void close() {
+        if (store != null) {
+            store.close();
+        }
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    static HotQuery newestPage() {
+        return new HotQuery(Sql.TOP_LEVEL_NEWEST, Map.of("threadId", BIG_THREAD, "limit", 50), Map.of(),
+                "parley_messages", "parley_messages_thread_top", false);
+    }
+
+    @Test
+    @Order(1)
+    void theNewestPageOfABigThreadReadsItsIndexBackwards() {
+        assertPlanUsesIndex(newestPage());
+        assertPlanUsesIndex(new HotQuery(Sql.TOP_LEVEL_BEFORE, Map.of("threadId", BIG_THREAD, "beforeId", "u-2500",
+                "limit", 50), Map.of(), "parley_messages", "parley_messages_thread_top", false));
+        List<Message> page = store.listTopLevelMessages(BIG_THREAD, null, 50);
+        assertThat(page).hasSize(50);
+        assertThat(page.get(0).id()).isEqualTo("u-" + (TURNS - 25));
+        assertThat(page.get(49).id()).isEqualTo("a-" + (TURNS - 1));
+        assertThat(store.listTopLevelMessages(BIG_THREAD, "u-2500", 2)).extracting(Message::id)
+                .containsExactly("u-2499", "a-2499");
+    }
+
+    @Test
+    @Order(2)
+    void theReplayTailOfALongRunReadsAPrimaryKeyRange() {
+        assertPlanUsesIndex(new HotQuery(Sql.READ_EVENTS, Map.of("runId", LONG_RUN, "afterSeq", 99_000L, "limit", 1000),
+                Map.of(), "parley_run_events", List.of(), false));
+        assertPlanUsesIndex(new HotQuery(Sql.LAST_SEQ, Map.of("runId", LONG_RUN), Map.of(), "parley_run_events",
+                List.of(), false));
+        List<RunEvent> tail = store.readEvents(LONG_RUN, 99_000, 1000);
+        assertThat(tail).hasSize(1000);
+        assertThat(tail.get(0).seq()).isEqualTo(99_001);
+        assertThat(tail.get(999)).isEqualTo(delta(LONG_RUN, EVENTS));
+        assertThat(store.lastSeq(LONG_RUN)).isEqualTo(EVENTS);
+    }
+
+    @Test
+    @Order(3)
+    void theOtherHotReadsUseTheirIndexes() {
+        assertPlanUsesIndex(new HotQuery(Sql.STEP_MESSAGES, Map.of(), Map.of("runIds", List.of("r-4000")),
+                "parley_messages", "parley_messages_run", false));
+        assertPlanUsesIndex(new HotQuery(Sql.STEP_MESSAGES, Map.of(), Map.of("runIds",
+                IntStream.range(4000, 4050).mapToObj(i -> "r-" + i).collect(Collectors.toList())),
+                "parley_messages", "parley_messages_run", true));
+        assertPlanUsesIndex(new HotQuery(Sql.VARIANT_IDS, Map.of(), Map.of("parentIds", List.of("u-4000", "u-4001")),
+                "parley_messages", "parley_messages_variants", true));
+        List<String> active = List.of("QUEUED", "RUNNING", "WAITING_FOR_INPUT");
+        // with no active run at all, the status index alone is as selective: either serves
+        assertPlanUsesIndex(new HotQuery(Sql.FIND_THREAD_RUNS, Map.of("threadId", BIG_THREAD),
+                Map.of("statuses", active), "parley_runs", List.of("parley_runs_thread_status", "parley_runs_status"),
+                true));
+        assertPlanUsesIndex(new HotQuery(Sql.FIND_RUNS, Map.of(), Map.of("statuses", active), "parley_runs",
+                "parley_runs_status", true));
+        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS, Map.of("ownerId", "owner-7", "limit", 20, "offset", 0),
+                Map.of(), "parley_threads", "parley_threads_owner_activity", false));
+        assertThat(store.listStepMessages(List.of("r-4000"))).extracting(Message::id).containsExactly("s-4000");
+        assertThat(store.findVariantIds(List.of("u-4000"))).containsEntry("u-4000", List.of("a-4000"));
+        assertThat(store.listThreads("owner-7", 0, 2)).extracting(ChatThread::id).containsExactly("thread-2977", "thread-2947");
+    }
+
+    @Test
+    @Order(4)
+    void pageAndTailTimingsForInformation() {
+        long page = medianMicros(() -> store.listTopLevelMessages(BIG_THREAD, null, 50));
+        long tail = medianMicros(() -> store.readEvents(LONG_RUN, 99_000, 1000));
+        System.out.printf("%s: newest page of 50 of a 10 000-message thread: %d µs; replay tail of 1000 of "
+                + "100 000 events: %d µs (median of 25)%n", database, page, tail);
+        assertThat(page).isPositive();
+        assertThat(tail).isPositive();
+    }
+
+    /** The check is not vacuous: without its index the page query fails it. */
+    @Test
+    @Order(5)
+    void withoutItsIndexThePageQueryFailsTheCheck() {
+        direct.useHandle(h -> h.execute("DROP INDEX parley_messages_thread_top"));
+        try {
+            List<String> problems = direct.withHandle(h -> planProblems(h, newestPage()));
+            assertThat(problems).isNotEmpty();
+        } finally {
+            direct.useHandle(h -> h.execute(
+                    "CREATE INDEX parley_messages_thread_top ON parley_messages (thread_id, top_level, save_order)"));
+        }
+    }
+
+    private void assertPlanUsesIndex(HotQuery query) {
+        List<String> problems = direct.withHandle(h -> planProblems(h, query));
+        assertThat(problems).as("the plan of %s", query.sql()).isEmpty();
+    }
+
+    private static long medianMicros(Supplier<?> read) {
+        for (int i = 0; i < 10; i++) {
+            read.get();
+        }
+        long[] micros = new long[25];
+        for (int i = 0; i < micros.length; i++) {
+            long started = System.nanoTime();
+            read.get();
+            micros[i] = (System.nanoTime() - started) / 1000;
+        }
+        Arrays.sort(micros);
+        return micros[micros.length / 2];
+    }
+}

@@ -1,0 +1,68 @@
+package dev.parley.chat.store.jdbi;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The hot reads on PostgreSQL, planned with real statistics (ANALYZE, no {@code enable_seqscan = off}):
+ * every node reading {@code parley_*} must be an index scan (or a bitmap scan) on the right index; no
+ * sequential scan, no sort where the index gives the order.
+ */
+class PostgresHotQueryTest extends HotQueryTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    TestDatabase createDatabase() {
+        return TestDatabase.postgres();
+    }
+
+    @Override
+    List<String> planProblems(Handle handle, HotQuery query) {
+        String explained = query.bindTo(handle.createQuery("EXPLAIN (FORMAT JSON) " + query.sql()))
+                .mapTo(String.class)
+                .one();
+        JsonNode plan;
+        try {
+            plan = JSON.readTree(explained).get(0).get("Plan");
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> wanted = query.indexes().isEmpty() ? List.of(query.table() + "_pkey") : query.indexes();
+        List<String> problems = new ArrayList<>();
+        List<String> usedIndexes = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        walk(plan, query, problems, usedIndexes, nodes);
+        System.out.printf("EXPLAIN %s%n  -> %s%n", query.sql(), nodes);
+        if (usedIndexes.stream().noneMatch(wanted::contains)) {
+            problems.add(query.table() + " is not read through " + wanted + " (indexes used: " + usedIndexes + ")");
+        }
+        if (!problems.isEmpty()) {
+            problems.add("plan: " + plan);
+        }
+        return problems;
+    }
+
+    private static void walk(JsonNode node, HotQuery query, List<String> problems, List<String> usedIndexes,
+            List<String> nodes) {
+        String type = node.path("Node Type").asText();
+        String relation = node.path("Relation Name").asText("");
+        nodes.add(type + (node.has("Index Name") ? " using " + node.get("Index Name").asText() : "")
+                + (relation.isEmpty() ? "" : " on " + relation));
+        if (type.equals("Seq Scan") && relation.startsWith("parley_")) {
+            problems.add("a sequential scan of " + relation);
+        }
+        if (type.equals("Sort") && !query.sortAllowed()) {
+            problems.add("a sort");
+        }
+        if (node.has("Index Name") && (relation.equals(query.table()) || type.equals("Bitmap Index Scan"))) {
+            usedIndexes.add(node.get("Index Name").asText());
+        }
+        for (JsonNode child : node.path("Plans")) {
+            walk(child, query, problems, usedIndexes, nodes);
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package dev.parley.chat.store.jdbi;
+
+class PostgresMigrationTest extends MigrationTest {
+    @Override
+    TestDatabase createDatabase() {
+        return TestDatabase.postgres();
+    }
+}

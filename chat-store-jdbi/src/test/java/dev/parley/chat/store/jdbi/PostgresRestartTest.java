@@ -1,0 +1,8 @@
+package dev.parley.chat.store.jdbi;
+
+class PostgresRestartTest extends RestartTest {
+    @Override
+    TestDatabase createDatabase() {
+        return TestDatabase.postgres();
+    }
+}

@@ -1,0 +1,14 @@
+package dev.parley.chat.store.jdbi;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqliteMigrationTest extends MigrationTest {
+    @TempDir
+    Path folder;
+
+    @Override
+    TestDatabase createDatabase() {
+        return TestDatabase.sqliteFile(folder);
+    }
+}

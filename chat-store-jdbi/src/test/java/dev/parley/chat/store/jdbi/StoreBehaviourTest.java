@@ -1,0 +1,226 @@
+package dev.parley.chat.store.jdbi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.AnswerOutcome;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.ClarifyState;
+import dev.parley.chat.store.HostActionRecord;
+import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadTouch;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.IntFunction;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the store promises beyond the core contract: atomic batches, JDBC batching, failures, races between stores. */
+abstract class StoreBehaviourTest {
+    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    TestDatabase database;
+
+    abstract TestDatabase createDatabase();
+
+    @BeforeEach
+    void openDatabase() {
+        database = createDatabase();
+    }
+
+    @AfterEach
+    void closeDatabase() {
+        database.close();
+    }
+
+    private static ChatThread thread(String id) {
+        return new ChatThread(id, "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0);
+    }
+
+    private static Run run(String id, String threadId) {
+        return new Run(id, threadId, "alice", RunStatus.RUNNING, id + "-u", id + "-a", "hello", null, null, null,
+                Map.of(), T0, T0, null, null, null, null);
+    }
+
+    private static PendingClarify clarify(String runId) {
+        return new PendingClarify(runId, "c1", runId + ":c1", "Which?", List.of("a", "b"), false, null,
+                ClarifyState.PENDING, List.of(), T0, null);
+    }
+
+    /** A flush as the engine makes it: a touch, runs, messages, hundreds of events, a clarify. */
+    private static StoreBatch flush(String threadId, String... runIds) {
+        StoreBatch.Builder batch = StoreBatch.builder()
+                .touch(new ThreadTouch(threadId, "sess-" + runIds[0], T0.plusSeconds(60), "Hi"));
+        for (String runId : runIds) {
+            batch.run(run(runId, threadId))
+                    .message(new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, T0, "hi"))
+                    .message(new AssistantMessage(runId + "-a", threadId, runId, runId + "-u", MessageStatus.IN_PROGRESS,
+                            T0, "partial", null, null));
+            for (int i = 0; i < 20; i++) {
+                batch.message(new ThinkingMessage(runId + "-t" + i, threadId, runId, runId + "-a",
+                        MessageStatus.IN_PROGRESS, T0, "step " + i));
+            }
+            for (int seq = 1; seq <= 250; seq++) {
+                batch.event(new RunEvent(runId, seq, T0.toEpochMilli() + seq, new AgentStreamEvent.TextDelta(runId + "-a", "t")));
+            }
+            batch.clarify(clarify(runId));
+        }
+        return batch.build();
+    }
+
+    @Test
+    void eachKindInABatchIsOneJdbcBatchInOneTransaction() {
+        JdbcSpy spy = JdbcSpy.counting();
+        try (JdbiChatStore store = JdbiChatStore.builder(spy.wrap(database.dataSource())).build()) {
+            store.createThread(thread("t"));
+            spy.reset();
+            store.write(flush("t", "r1", "r2"));
+
+            assertThat(spy.count("Connection.prepareStatement")).as("one statement per kind").isEqualTo(5);
+            assertThat(spy.count("PreparedStatement.addBatch")).isEqualTo(1 + 2 + 2 * 22 + 2 * 250 + 2);
+            assertThat(spy.count("PreparedStatement.executeBatch")).as("one round trip per kind").isEqualTo(5);
+            assertThat(spy.count("PreparedStatement.execute") + spy.count("PreparedStatement.executeUpdate")
+                    + spy.count("PreparedStatement.executeQuery")).isZero();
+            assertThat(spy.count("Connection.commit")).isEqualTo(1);
+            assertThat(store.readEvents("r2", 0, 1000)).hasSize(250);
+            assertThat(store.listStepMessages(List.of("r1", "r2"))).hasSize(40);
+        }
+    }
+
+    @Test
+    void aBatchIsStoredWholeOrNotAtAll() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            store.write(flush("t", "r0"));
+            Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_clarifies"));
+
+            assertThatThrownBy(() -> store.write(flush("t", "r1")))
+                    .isInstanceOfSatisfying(ChatException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+                        assertThat(e.getMessage()).isEqualTo("storing a batch of 250 events and 22 messages failed on "
+                                + database.kind().productName());
+                        assertThat(e.getCause()).isInstanceOf(JdbiException.class).hasRootCauseInstanceOf(SQLException.class);
+                    });
+            assertThat(store.findRun("r1")).isEmpty();
+            assertThat(store.findMessage("r1-u")).isEmpty();
+            assertThat(store.readEvents("r1", 0, 1000)).isEmpty();
+            assertThat(store.findThread("t").orElseThrow().runtimeSessionId()).isEqualTo("sess-r0");
+            assertThat(store.readEvents("r0", 0, 1000)).as("what was stored before stays").hasSize(250);
+        }
+    }
+
+    @Test
+    void readFailuresAreStoreFailuresWithTheirCause() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_threads"));
+            assertThatThrownBy(() -> store.findThread("t"))
+                    .isInstanceOfSatisfying(ChatException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+                        assertThat(e.getMessage()).isEqualTo("reading a thread failed on " + database.kind().productName());
+                        assertThat(e.getCause()).hasRootCauseInstanceOf(SQLException.class);
+                    });
+            assertThatThrownBy(() -> store.createThread(thread("u")))
+                    .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE));
+        }
+    }
+
+    @Test
+    void aStoredRowThatCannotBeReadIsAStoreFailure() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            store.write(flush("t", "r"));
+            Jdbi.create(database.dataSource()).useHandle(h -> {
+                h.execute("UPDATE parley_messages SET body = '{\"type\":\"from_a_newer_version\"}' WHERE id = 'r-u'");
+                h.execute("UPDATE parley_run_events SET payload = 'not json' WHERE run_id = 'r' AND seq = 2");
+            });
+            assertThatThrownBy(() -> store.findMessage("r-u"))
+                    .isInstanceOfSatisfying(ChatException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+                        assertThat(e.getMessage()).isEqualTo("a stored message cannot be read");
+                    });
+            assertThatThrownBy(() -> store.readEvents("r", 0, 10))
+                    .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE));
+            assertThat(store.readEvents("r", 2, 10)).as("the rest of the log reads").hasSize(10);
+        }
+    }
+
+    @Test
+    void storesOnOneDatabaseGetOneWinnerPerClaimAndPerAnswer() throws Exception {
+        try (JdbiChatStore first = database.store().build(); JdbiChatStore second = database.store().build()) {
+            first.createThread(thread("t"));
+            first.write(StoreBatch.builder().run(run("r", "t")).clarify(clarify("r")).build());
+            List<ChatStore> stores = List.of(first, second);
+
+            List<HostActionRecord> claims = race(8, i -> stores.get(i % 2)
+                    .claimHostAction("r", "x1", "lookup", "{}", T0.plusSeconds(i)));
+            assertThat(claims).filteredOn(HostActionRecord::claimedNow).hasSize(1);
+            List<AnswerOutcome> answers = race(8, i -> stores.get(i % 2)
+                    .answerClarify("r", "c1", List.of(i % 2 == 0 ? "a" : "b"), T0.plusSeconds(i)));
+            assertThat(answers).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
+            assertThat(answers).containsOnly(AnswerOutcome.ACCEPTED, AnswerOutcome.REPLAYED, AnswerOutcome.CONFLICT);
+            assertThat(second.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
+        }
+    }
+
+    @Test
+    void theSeqReservationSurvivesTheStore() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            store.write(StoreBatch.builder().run(run("r", "t")).build());
+            store.reserveSeq("r", 4097);
+        }
+        try (JdbiChatStore reopened = database.store().build()) {
+            assertThat(reopened.reservedSeq("r")).isEqualTo(4097);
+            reopened.reserveSeq("r", 10);
+            assertThat(reopened.reservedSeq("r")).isEqualTo(4097);
+        }
+    }
+
+    static <T> List<T> race(int threads, IntFunction<T> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<T>> futures = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                int n = i;
+                Callable<T> call = () -> {
+                    start.await();
+                    return task.apply(n);
+                };
+                futures.add(pool.submit(call));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get());
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
