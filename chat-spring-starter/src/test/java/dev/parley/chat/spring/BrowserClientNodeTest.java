@@ -2,12 +2,8 @@ package dev.parley.chat.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import dev.parley.chat.testing.NodeTests;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -24,12 +20,12 @@ class BrowserClientNodeTest {
 
     @Test
     void theReducerPassesTheCoreVectors() throws Exception {
-        assertNodePasses("src/test/js/reducer.test.mjs", Map.of());
+        NodeTests.assertPasses("src/test/js/reducer.test.mjs", Map.of());
     }
 
     @Test
     void theClientWorksAgainstALiveServer() throws Exception {
-        assertNodePasses("src/test/js/client.test.mjs", Map.of("PARLEY_BASE_URL", "http://localhost:" + port + "/api/chat"));
+        NodeTests.assertPasses("src/test/js/client.test.mjs", Map.of("PARLEY_BASE_URL", "http://localhost:" + port + "/api/chat"));
     }
 
     @Test
@@ -40,24 +36,5 @@ class BrowserClientNodeTest {
         assertThat(client.contentType()).contains("javascript");
         assertThat(client.body()).contains("export class ParleyClient");
         assertThat(http.get(null, "/parley/reducer.js").body()).contains("export class RunReducer");
-    }
-
-    private static void assertNodePasses(String script, Map<String, String> env) throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(List.of("node", "--test", "--test-reporter=spec", script))
-                .directory(new File("."))
-                .redirectErrorStream(true);
-        builder.environment().putAll(env);
-        Process node;
-        try {
-            node = builder.start();
-        } catch (IOException e) {
-            throw new AssertionError("Node.js is needed to test the browser client (node --test); install Node 20+", e);
-        }
-        byte[] output = node.getInputStream().readAllBytes();
-        assertThat(node.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        String report = new String(output, StandardCharsets.UTF_8);
-        System.out.println(report);
-        assertThat(node.exitValue()).as(report).isZero();
-        assertThat(report).containsPattern("fail 0\\b").doesNotContainPattern("pass 0\\b");
     }
 }

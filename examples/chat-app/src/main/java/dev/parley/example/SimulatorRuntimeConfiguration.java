@@ -1,0 +1,45 @@
+package dev.parley.example;
+
+import dev.parley.chat.hermes.HermesConfig;
+import dev.parley.chat.hermes.HermesModel;
+import dev.parley.chat.hermes.HermesRuntimeAdapter;
+import dev.parley.chat.hermes.ModelResolver;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.simulator.BridgeSimulator;
+import dev.parley.simulator.SimulatorConfig;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * When no real Hermes is configured ({@code parley.hermes.base-url} empty), the app starts the Bridge
+ * simulator on a free loopback port and drives it through the real Hermes adapter, over real HTTP.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnExpression("'${parley.hermes.base-url:}'.isBlank()")
+class SimulatorRuntimeConfiguration {
+
+    @Bean(destroyMethod = "close")
+    BridgeSimulator bridgeSimulator(@Value("${example.simulator.events-per-second:60}") double eventsPerSecond)
+            throws IOException {
+        return BridgeSimulator.start(SimulatorConfig.builder()
+                .port(0)
+                .eventsPerSecond(eventsPerSecond)
+                .heartbeatInterval(Duration.ofSeconds(15))
+                .build());
+    }
+
+    @Bean(destroyMethod = "close")
+    RuntimeAdapter simulatedHermes(BridgeSimulator simulator) {
+        return new HermesRuntimeAdapter(HermesConfig.builder()
+                .baseUrl(simulator.baseUrl())
+                .modelResolver(ModelResolver.of(List.of(
+                        new HermesModel("hermes-4-405b", "Hermes 4 405B (simulated)", "nous", null, null),
+                        new HermesModel("hermes-4-70b", "Hermes 4 70B (simulated)", "nous", null, null))))
+                .build());
+    }
+}

@@ -1,0 +1,547 @@
+// The example chat page: sessions, a live view of each run (thinking, status, tools, todos, clarify),
+// stop, regenerate with variants side by side, feedback and full history — on Parley's browser client.
+import { ParleyClient, RunReducer } from '/parley/parley-client.js';
+import { renderMarkdown, escapeHtml } from './markdown.js';
+
+const client = new ParleyClient({ baseUrl: '/api/chat' });
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  sessions: [],
+  sessionId: null,
+  thread: null,
+  messages: [],
+  variants: {},
+  olderCursor: null,
+  live: new Map(), // runId -> { reducer, handle, status }
+  expanded: new Set(),
+  feedback: new Map(),
+  drafts: new Map(),
+  renaming: null,
+};
+
+// ------------------------------------------------------------------ helpers
+
+const ICONS = {
+  up: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z"/></svg>',
+  down: '<svg viewBox="0 0 24 24" width="16" height="16" aria-hidden="true"><path fill="currentColor" d="M22 3h-4v12h4V3zM2 14a2 2 0 0 0 2 2h6.3l-1 4.6v.3c0 .4.2.8.4 1.1l1.1 1 6.6-6.6c.4-.4.6-.9.6-1.4V5a2 2 0 0 0-2-2H7c-.8 0-1.5.5-1.8 1.2l-3 7.1c-.1.2-.2.5-.2.7v2z"/></svg>',
+  rename: '<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M3 17.2V21h3.8l11-11-3.8-3.8-11 11zM20.7 7a1 1 0 0 0 0-1.4l-2.3-2.3a1 1 0 0 0-1.4 0l-1.8 1.8 3.8 3.8L20.7 7z"/></svg>',
+  delete: '<svg viewBox="0 0 24 24" width="14" height="14" aria-hidden="true"><path fill="currentColor" d="M6 19a2 2 0 0 0 2 2h8a2 2 0 0 0 2-2V7H6v12zM19 4h-3.5l-1-1h-5l-1 1H5v2h14V4z"/></svg>',
+};
+
+let errorTimer;
+function showError(error) {
+  console.error(error);
+  const bar = $('error-bar');
+  bar.textContent = error?.message ?? String(error);
+  bar.hidden = false;
+  clearTimeout(errorTimer);
+  errorTimer = setTimeout(() => { bar.hidden = true; }, 6000);
+}
+
+function attempt(fn) {
+  return (...args) => Promise.resolve().then(() => fn(...args)).catch(showError);
+}
+
+let renderQueued = false;
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    renderMessages();
+  });
+}
+
+const isRunningStatus = (status) => status === 'IN_PROGRESS';
+const activeRuns = () => [...state.live.entries()].filter(([, run]) => !run.reducer.terminal);
+
+// ------------------------------------------------------------------ sessions
+
+async function loadSessions() {
+  const page = await client.listSessions({ limit: 100 });
+  state.sessions = page.items;
+  renderSessions();
+}
+
+function renderSessions() {
+  const list = $('sessions');
+  list.innerHTML = '';
+  for (const session of state.sessions) {
+    const item = document.createElement('li');
+    item.className = 'session' + (session.id === state.sessionId ? ' active' : '');
+    item.dataset.id = session.id;
+    if (state.renaming === session.id) {
+      const input = document.createElement('input');
+      input.value = session.title ?? '';
+      input.className = 'rename-input';
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') input.blur();
+        if (e.key === 'Escape') { state.renaming = null; renderSessions(); }
+      });
+      input.addEventListener('blur', attempt(async () => {
+        if (state.renaming !== session.id) return;
+        state.renaming = null;
+        const title = input.value.trim();
+        if (title && title !== session.title) {
+          const updated = await client.updateSession(session.id, { title });
+          if (session.id === state.sessionId) state.thread = updated;
+        }
+        await loadSessions();
+        renderHeader();
+      }));
+      item.append(input);
+      list.append(item);
+      input.focus();
+      input.select();
+      continue;
+    }
+    const title = document.createElement('span');
+    title.className = 'title';
+    title.textContent = session.title ?? 'New chat';
+    const rename = document.createElement('button');
+    rename.type = 'button';
+    rename.className = 'rename';
+    rename.title = 'Rename';
+    rename.innerHTML = ICONS.rename;
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'delete';
+    remove.title = 'Delete';
+    remove.innerHTML = ICONS.delete;
+    item.append(title, rename, remove);
+    list.append(item);
+  }
+}
+
+$('sessions').addEventListener('click', attempt(async (e) => {
+  const item = e.target.closest('.session');
+  if (!item || e.target.matches('input')) return;
+  const id = item.dataset.id;
+  if (e.target.closest('.rename')) {
+    state.renaming = id;
+    renderSessions();
+  } else if (e.target.closest('.delete')) {
+    if (!confirm('Delete this conversation?')) return;
+    await client.deleteSession(id);
+    if (id === state.sessionId) newChat();
+    await loadSessions();
+  } else if (id !== state.sessionId) {
+    location.hash = `#/s/${id}`;
+  }
+}));
+
+function newChat() {
+  closeLiveRuns();
+  state.sessionId = null;
+  state.thread = null;
+  state.messages = [];
+  state.variants = {};
+  state.olderCursor = null;
+  if (location.hash) history.replaceState(null, '', location.pathname);
+  renderHeader();
+  renderSessions();
+  renderMessages();
+  $('input').focus();
+}
+
+function closeLiveRuns() {
+  for (const run of state.live.values()) run.handle.close();
+  state.live.clear();
+  updateReconnectBadge();
+}
+
+async function openSession(id) {
+  closeLiveRuns();
+  state.sessionId = id;
+  const view = await client.getSession(id);
+  applyView(view);
+  renderSessions();
+  for (const message of view.messages) {
+    if (message.type === 'assistant' && isRunningStatus(message.status)) follow(message.runId);
+  }
+}
+
+function applyView(view) {
+  state.thread = view.thread;
+  state.messages = view.messages;
+  state.variants = view.variants ?? {};
+  state.olderCursor = view.olderCursor ?? null;
+  $('model').value = view.thread.modelId ?? '';
+  $('skill').value = view.thread.skill ?? '';
+  renderHeader();
+  renderMessages(true);
+}
+
+async function refreshSession() {
+  if (!state.sessionId) return;
+  const view = await client.getSession(state.sessionId);
+  applyView(view);
+}
+
+function renderHeader() {
+  $('session-title').textContent = state.thread?.title ?? 'New chat';
+}
+
+// ------------------------------------------------------------------ runs
+
+function follow(runId) {
+  if (state.live.has(runId)) return;
+  const sessionId = state.sessionId;
+  const run = { reducer: new RunReducer(), status: 'connecting' };
+  run.handle = client.watch(runId, {
+    reducer: run.reducer,
+    onChange: scheduleRender,
+    onStatus: (status) => {
+      run.status = status;
+      updateReconnectBadge();
+    },
+  });
+  state.live.set(runId, run);
+  updateComposer();
+  run.handle.done.then(async () => {
+    if (state.sessionId !== sessionId) return;
+    await refreshSession();
+    state.live.delete(runId);
+    await loadSessions();
+    updateComposer();
+    scheduleRender();
+  }).catch(showError);
+}
+
+function updateReconnectBadge() {
+  const reconnecting = [...state.live.values()].some((run) => run.status === 'reconnecting');
+  $('reconnect-badge').hidden = !reconnecting;
+}
+
+function updateComposer() {
+  const busy = activeRuns().length > 0;
+  $('send').disabled = busy;
+  $('stop').hidden = !busy;
+}
+
+async function send(text) {
+  if (!state.sessionId) {
+    const session = await client.createSession({
+      modelId: $('model').value || undefined,
+      skill: $('skill').value || undefined,
+    });
+    state.sessionId = session.id;
+    state.thread = session;
+    history.replaceState(null, '', `#/s/${session.id}`);
+  }
+  const ticket = await client.startRun(state.sessionId, {
+    message: text,
+    modelId: $('model').value || undefined,
+    skill: $('skill').value || undefined,
+  });
+  follow(ticket.runId);
+  await loadSessions();
+  state.thread = state.sessions.find((s) => s.id === state.sessionId) ?? state.thread;
+  renderHeader();
+  renderSessions();
+}
+
+$('composer').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const input = $('input');
+  const text = input.value.trim();
+  if (!text || activeRuns().length > 0) return;
+  input.value = '';
+  attempt(send)(text);
+});
+
+$('input').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey) {
+    e.preventDefault();
+    $('composer').requestSubmit();
+  }
+});
+
+$('stop').addEventListener('click', attempt(async () => {
+  for (const [runId] of activeRuns()) await client.cancel(runId);
+}));
+
+$('new-session').addEventListener('click', newChat);
+
+$('load-older').addEventListener('click', attempt(async () => {
+  const page = await client.messages(state.sessionId, { before: state.olderCursor });
+  state.messages = [...page.messages, ...state.messages];
+  state.variants = { ...page.variants, ...state.variants };
+  state.olderCursor = page.olderCursor ?? null;
+  renderMessages();
+}));
+
+for (const id of ['model', 'skill']) {
+  $(id).addEventListener('change', attempt(async () => {
+    if (state.sessionId) await client.updateSession(state.sessionId, { [id === 'model' ? 'modelId' : 'skill']: $(id).value || null });
+  }));
+}
+
+// ------------------------------------------------------------------ rendering the conversation
+
+/** Stored messages with every live run's messages in place of their stored copies. */
+function mergedMessages() {
+  const liveRuns = new Map([...state.live.entries()].filter(([, run]) => run.reducer.runId !== null));
+  const out = [];
+  const placed = new Set();
+  for (const message of state.messages) {
+    const run = liveRuns.get(message.runId);
+    if (!run) {
+      out.push(message);
+    } else if (!placed.has(message.runId)) {
+      placed.add(message.runId);
+      out.push(...run.reducer.messages());
+    }
+  }
+  for (const [runId, run] of liveRuns) {
+    if (!placed.has(runId)) out.push(...run.reducer.messages());
+  }
+  return out;
+}
+
+function buildTurns(messages) {
+  const steps = new Map();
+  const turns = [];
+  const byUser = new Map();
+  for (const message of messages) {
+    if (message.type === 'user') {
+      const turn = { user: message, answers: [] };
+      byUser.set(message.id, turn);
+      turns.push(turn);
+    } else if (message.type === 'assistant') {
+      let turn = byUser.get(message.parentMessageId);
+      if (!turn) {
+        turn = { user: null, answers: [] };
+        turns.push(turn);
+      }
+      if (!turn.answers.some((a) => a.id === message.id)) turn.answers.push(message);
+    } else {
+      if (!steps.has(message.runId)) steps.set(message.runId, []);
+      steps.get(message.runId).push(message);
+    }
+  }
+  return { turns, steps };
+}
+
+function renderMessages(scrollToEnd = false) {
+  const box = $('messages');
+  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  const focused = document.activeElement?.dataset?.focusKey;
+  const merged = mergedMessages();
+  $('empty').hidden = merged.length > 0;
+  $('older').hidden = !state.olderCursor;
+  const { turns, steps } = buildTurns(merged);
+  const last = turns[turns.length - 1];
+  const html = [];
+  for (const turn of turns) {
+    if (turn.user) html.push(`<div class="user" data-message-id="${escapeHtml(turn.user.id)}">${escapeHtml(turn.user.text)}</div>`);
+    if (turn.answers.length === 0) continue;
+    const many = turn.answers.length > 1;
+    html.push(`<div class="variants${many ? ' many' : ''}">`);
+    turn.answers.forEach((answer, i) => html.push(renderAnswer(answer, steps.get(answer.runId) ?? [], {
+      variant: many ? `Answer ${i + 1} of ${turn.answers.length}` : null,
+      latest: turn === last,
+    })));
+    html.push('</div>');
+  }
+  $('turns').innerHTML = html.join('');
+  if (focused) {
+    const again = document.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`);
+    if (again) {
+      again.focus();
+      again.setSelectionRange?.(again.value.length, again.value.length);
+    }
+  }
+  for (const stream of document.querySelectorAll('.thinking-stream')) stream.scrollTop = stream.scrollHeight;
+  if (scrollToEnd || nearBottom) box.scrollTop = box.scrollHeight;
+  updateComposer();
+}
+
+function renderAnswer(answer, steps, { variant, latest }) {
+  const running = isRunningStatus(answer.status);
+  const parts = [`<article class="assistant" data-message-id="${escapeHtml(answer.id)}" data-run-id="${escapeHtml(answer.runId)}" data-status="${answer.status}">`];
+  if (variant) parts.push(`<div class="variant-label">${variant}</div>`);
+  const panel = renderPanel(answer, steps, running);
+  if (running) {
+    parts.push(panel);
+  } else if (steps.length > 0) {
+    const open = state.expanded.has(answer.id) ? ' open' : '';
+    parts.push(`<details class="summary" data-summary-for="${escapeHtml(answer.id)}"${open}><summary>${escapeHtml(summaryLine(answer, steps))}</summary>${panel}</details>`);
+  }
+  parts.push(`<div class="answer${running ? ' pending' : ''}">${renderMarkdown(answer.text)}</div>`);
+  if (answer.status === 'FAILED') {
+    parts.push(`<div class="failure">Failed: ${escapeHtml(answer.error?.message ?? 'the run failed')}</div>`);
+  } else if (answer.status === 'CANCELLED') {
+    parts.push('<div class="stopped">Stopped.</div>');
+  } else if (answer.status === 'INTERRUPTED') {
+    parts.push('<div class="stopped">Interrupted: the server stopped while this answer was being written.</div>');
+  }
+  if (!running) parts.push(renderActions(answer, latest));
+  parts.push('</article>');
+  return parts.join('');
+}
+
+function summaryLine(answer, steps) {
+  const tools = steps.filter((s) => s.type === 'action_execution').length;
+  const thinking = steps.some((s) => s.type === 'thinking');
+  const todos = [...steps].reverse().find((s) => s.type === 'todo');
+  const clarifies = steps.filter((s) => s.type === 'clarify').length;
+  const lastAt = Math.max(answer.createdAt, ...steps.map((s) => s.createdAt));
+  const seconds = Math.max(0, (lastAt - answer.createdAt) / 1000);
+  const parts = [`Worked for ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`];
+  if (thinking) parts.push('thought it through');
+  if (tools) parts.push(`${tools} tool call${tools > 1 ? 's' : ''}`);
+  if (todos) parts.push(`todos ${todos.items.filter((t) => t.status === 'COMPLETED').length}/${todos.items.length} done`);
+  if (clarifies) parts.push(`${clarifies} question${clarifies > 1 ? 's' : ''}`);
+  return parts.join(' · ');
+}
+
+function renderPanel(answer, steps, running) {
+  const out = ['<div class="live-panel">'];
+  if (running) {
+    const status = [...steps].reverse().find((s) => s.type === 'status');
+    out.push(`<div class="live-status">${escapeHtml(status?.text ?? 'Working…')}</div>`);
+  }
+  const thinking = steps.filter((s) => s.type === 'thinking').map((s) => s.text).join('\n\n');
+  if (thinking) out.push(`<div class="section-title">Thinking</div><div class="thinking-stream">${escapeHtml(thinking)}</div>`);
+  const actions = steps.filter((s) => s.type === 'action_execution');
+  const results = new Map(steps.filter((s) => s.type === 'result').map((r) => [r.executionId, r]));
+  const current = running ? [...actions].reverse().find((a) => isRunningStatus(a.status)) : null;
+  if (current) {
+    out.push(`<div class="current-tool">Running <strong>${escapeHtml(current.name)}</strong> <code>${escapeHtml(shorten(current.arguments, 120))}</code></div>`);
+  }
+  const done = actions.filter((a) => a !== current);
+  if (done.length) {
+    out.push('<div class="section-title">Tools</div><ul class="tool-history">');
+    for (const action of done) {
+      const result = results.get(action.executionId);
+      const failed = action.status === 'FAILED' || result?.error;
+      out.push(`<li class="${failed ? 'failed' : ''}"><strong>${escapeHtml(action.name)}</strong> <code>${escapeHtml(shorten(action.arguments, 80))}</code>${result ? ' → ' + escapeHtml(shorten(result.result, 120)) : ''}</li>`);
+    }
+    out.push('</ul>');
+  }
+  const todo = [...steps].reverse().find((s) => s.type === 'todo');
+  if (todo && todo.items.length) {
+    out.push('<div class="section-title">Todo</div><ul class="todo-list">');
+    const marks = { PENDING: '○', IN_PROGRESS: '◐', COMPLETED: '●', CANCELLED: '⊘' };
+    for (const item of todo.items) {
+      out.push(`<li class="${item.status}${item.parent ? ' child' : ''}">${marks[item.status] ?? '○'} ${escapeHtml(item.content)}</li>`);
+    }
+    out.push('</ul>');
+  }
+  for (const clarify of steps.filter((s) => s.type === 'clarify')) {
+    out.push(isRunningStatus(clarify.status) && running ? renderClarify(answer, clarify)
+      : `<div class="clarify-answered">Asked “${escapeHtml(clarify.question)}” — ${clarify.answer.length ? 'you answered ' + escapeHtml(clarify.answer.join(', ')) : 'not answered'}</div>`);
+  }
+  for (const error of steps.filter((s) => s.type === 'error')) {
+    out.push(`<div class="failure">${escapeHtml(error.message)}</div>`);
+  }
+  out.push('</div>');
+  return out.join('');
+}
+
+function renderClarify(answer, clarify) {
+  const key = `${answer.runId}/${clarify.clarifyId}`;
+  const draft = state.drafts.get(key) ?? '';
+  const choices = clarify.choices.map((choice) => clarify.multiSelect
+    ? `<label><input type="checkbox" class="clarify-check" value="${escapeHtml(choice)}"> ${escapeHtml(choice)}</label>`
+    : `<button type="button" class="choice" data-action="choose" data-value="${escapeHtml(choice)}">${escapeHtml(choice)}</button>`).join('');
+  return `<div class="clarify-panel" data-run-id="${escapeHtml(answer.runId)}" data-clarify-id="${escapeHtml(clarify.clarifyId)}">
+    <div class="question">${escapeHtml(clarify.question)}</div>
+    ${choices ? `<div class="choices">${choices}</div>` : ''}
+    ${clarify.multiSelect ? '<div><button type="button" class="primary" data-action="choose-many">Submit choices</button></div>' : ''}
+    <div class="free"><input type="text" class="clarify-text" data-focus-key="${escapeHtml(key)}" placeholder="Or type an answer…" value="${escapeHtml(draft)}">
+    <button type="button" class="primary" data-action="answer-text">Answer</button></div>
+  </div>`;
+}
+
+function renderActions(answer, latest) {
+  const rating = state.feedback.get(answer.id);
+  const usage = answer.usage ? `<span class="usage">${answer.usage.totalTokens} tokens</span>` : '';
+  const canRegenerate = latest && activeRuns().length === 0;
+  return `<div class="actions">
+    <button type="button" data-action="up" class="${rating === 'up' ? 'chosen' : ''}" title="Good answer">${ICONS.up}</button>
+    <button type="button" data-action="down" class="${rating === 'down' ? 'chosen' : ''}" title="Bad answer">${ICONS.down}</button>
+    ${canRegenerate ? '<button type="button" data-action="regenerate" title="Answer again">↻ Regenerate</button>' : ''}
+    ${usage}
+  </div>`;
+}
+
+function shorten(text, max) {
+  const value = String(text ?? '');
+  return value.length > max ? value.slice(0, max - 1) + '…' : value;
+}
+
+$('turns').addEventListener('toggle', (e) => {
+  const id = e.target.dataset?.summaryFor;
+  if (!id) return;
+  if (e.target.open) state.expanded.add(id); else state.expanded.delete(id);
+}, true);
+
+$('turns').addEventListener('input', (e) => {
+  if (e.target.matches('.clarify-text')) state.drafts.set(e.target.dataset.focusKey, e.target.value);
+});
+
+$('turns').addEventListener('keydown', (e) => {
+  if (e.target.matches('.clarify-text') && e.key === 'Enter') {
+    e.preventDefault();
+    e.target.closest('.clarify-panel').querySelector('[data-action="answer-text"]').click();
+  }
+});
+
+$('turns').addEventListener('click', attempt(async (e) => {
+  const button = e.target.closest('[data-action]');
+  if (!button) return;
+  const action = button.dataset.action;
+  const article = button.closest('.assistant');
+  const panel = button.closest('.clarify-panel');
+  if (panel) {
+    let answer;
+    if (action === 'choose') answer = button.dataset.value;
+    if (action === 'choose-many') answer = [...panel.querySelectorAll('.clarify-check:checked')].map((c) => c.value);
+    if (action === 'answer-text') answer = panel.querySelector('.clarify-text').value.trim();
+    if (!answer || (Array.isArray(answer) && answer.length === 0)) return;
+    button.disabled = true;
+    await client.answer(panel.dataset.runId, panel.dataset.clarifyId, answer);
+    state.drafts.delete(`${panel.dataset.runId}/${panel.dataset.clarifyId}`);
+    return;
+  }
+  const messageId = article?.dataset.messageId;
+  if (action === 'up' || action === 'down') {
+    await client.feedback(messageId, action);
+    state.feedback.set(messageId, action);
+    scheduleRender();
+  } else if (action === 'regenerate') {
+    const ticket = await client.regenerate(messageId);
+    follow(ticket.runId);
+  }
+}));
+
+// ------------------------------------------------------------------ start-up
+
+async function route() {
+  const match = /^#\/s\/(.+)$/.exec(location.hash);
+  if (match && match[1] !== state.sessionId) await openSession(decodeURIComponent(match[1]));
+}
+
+window.addEventListener('hashchange', attempt(route));
+
+async function start() {
+  const info = await fetch('/api/example/info').then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (info) {
+    const badge = $('runtime-badge');
+    badge.textContent = info.runtime === 'simulator' ? 'Simulator' : 'Hermes';
+    badge.title = info.description ?? '';
+    badge.hidden = false;
+    $('simulator-hint').hidden = info.runtime !== 'simulator';
+  }
+  const [models, skills] = await Promise.all([client.models().catch(() => []), client.skills().catch(() => [])]);
+  for (const model of models) $('model').append(new Option(model.provider ? `${model.name} (${model.provider})` : model.name, model.id));
+  for (const skill of skills) $('skill').append(new Option(skill.name, skill.id));
+  await loadSessions();
+  await route();
+  renderMessages(true);
+}
+
+start().catch(showError);

@@ -1,0 +1,299 @@
+package dev.parley.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * The chat page in headless Chromium (Debian's chromium + chromium-driver), driving the whole app: the
+ * page, the starter's endpoints, the engine, the SQLite store and the Bridge simulator over real HTTP.
+ * Screenshots go to {@code target/screenshots/} for people to look at.
+ */
+@SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.datasource.url=jdbc:sqlite:target/browser-test.db",
+            "example.simulator.events-per-second=25"
+        })
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ChatPageBrowserTest {
+    private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
+    private static final Path SCREENSHOTS = Paths.get("target/screenshots");
+
+    private static ChromeDriver driver;
+    private static WebDriverWait wait;
+
+    @LocalServerPort
+    int port;
+
+    @BeforeAll
+    static void startBrowser() throws IOException {
+        Files.deleteIfExists(Paths.get("target/browser-test.db"));
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "SKIPPED: no browser here. The chat page test needs Debian's chromium and chromium-driver "
+                        + "(/usr/bin/chromium, /usr/bin/chromedriver); .ci/run installs them with apt-get.");
+        Files.createDirectories(SCREENSHOTS);
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toString());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--window-size=1400,1000",
+                "--user-data-dir=" + Files.createTempDirectory("parley-chromium"));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        driver = new ChromeDriver(service, options);
+        wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+        wait.pollingEvery(Duration.ofMillis(50)).ignoring(StaleElementReferenceException.class);
+    }
+
+    /** The page's console, printed after each test so that a failure shows what the page said. */
+    @AfterEach
+    void printConsole(org.junit.jupiter.api.TestInfo test) throws IOException {
+        if (driver != null) {
+            screenshot("after-" + test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("test"));
+            for (LogEntry entry : driver.manage().logs().get(LogType.BROWSER)) {
+                System.out.println("[browser " + entry.getLevel() + "] " + entry.getMessage());
+            }
+        }
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        if (driver != null) {
+            driver.quit();
+        }
+    }
+
+    /** The first test opens the page; the others go on in the same conversation. */
+    private void openPage() {
+        driver.get("http://localhost:" + port + "/");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+    }
+
+    /** Types a message, sends it with Enter, and waits until the page shows it with its answer. */
+    private void send(String text) {
+        long before = count(".user");
+        WebElement input = driver.findElement(By.id("input"));
+        input.sendKeys(text);
+        input.sendKeys(Keys.ENTER);
+        wait.until(d -> count(".user") > before && text.equals(js(
+                "return [...document.querySelectorAll('.user')].pop().innerText")) && !lastAnswerStatus().isEmpty());
+    }
+
+    private WebElement waitFor(String css) {
+        return wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)));
+    }
+
+    /** Runs a script in the page; reading the DOM in one go avoids racing the page's re-renders. */
+    private Object js(String script, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(script, args);
+    }
+
+    private long count(String css) {
+        return (Long) js("return document.querySelectorAll(arguments[0]).length", css);
+    }
+
+    private String lastAnswerStatus() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.dataset.status : '';");
+    }
+
+    /** The visible text of the newest answer. */
+    private String lastAnswerText() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant .answer')].pop(); return a ? a.innerText : '';");
+    }
+
+    /** All text of the newest answer's card, folded details included. */
+    private String lastAnswerCard() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.textContent : '';");
+    }
+
+    private void awaitLastAnswerStatus(String status) {
+        wait.until(d -> status.equals(lastAnswerStatus()));
+    }
+
+    /** Clicks the first element matching {@code css}, retrying while the page re-renders it. */
+    private void click(String css) {
+        wait.until(d -> {
+            List<WebElement> found = d.findElements(By.cssSelector(css));
+            if (found.isEmpty()) {
+                return false;
+            }
+            found.get(found.size() - 1).click();
+            return true;
+        });
+    }
+
+    private void screenshot(String name) throws IOException {
+        Path file = SCREENSHOTS.resolve(name + ".png");
+        Files.write(file, ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+    }
+
+    @Test
+    @Order(1)
+    void aRunShowsItsThinkingToolsAndTodosLiveThenFoldsIntoASummary() throws IOException {
+        openPage();
+        assertThat(driver.findElement(By.id("runtime-badge")).getText()).isEqualTo("Simulator");
+        assertThat(driver.findElement(By.id("simulator-hint")).isDisplayed()).isTrue();
+        send("Please use the tools to plan my trip");
+        waitFor("article.assistant[data-status='IN_PROGRESS'] .live-status");
+        waitFor("article.assistant[data-status='IN_PROGRESS'] .thinking-stream");
+        wait.until(d -> count("article.assistant[data-status='IN_PROGRESS'] .current-tool") > 0
+                || count("article.assistant[data-status='IN_PROGRESS'] .tool-history li") > 0);
+        waitFor("article.assistant[data-status='IN_PROGRESS'] .todo-list li");
+        screenshot("01-live-panel");
+        assertThat(driver.findElement(By.id("stop")).isDisplayed()).isTrue();
+
+        awaitLastAnswerStatus("COMPLETED");
+        wait.until(d -> count("article.assistant details.summary") == 1);
+        assertThat(js("return document.querySelector('article.assistant details.summary').open")).as("the live panel folds")
+                .isEqualTo(false);
+        assertThat((String) js("return document.querySelector('article.assistant details.summary > summary').innerText"))
+                .contains("tool call").contains("todos");
+        assertThat(lastAnswerText()).isNotBlank();
+        click("article.assistant details.summary > summary");
+        wait.until(d -> count("article.assistant details.summary[open] .tool-history li") > 0);
+        wait.until(d -> "Please use the tools to plan m".equals(d.findElement(By.id("session-title")).getText()));
+        screenshot("02-folded-summary");
+    }
+
+    @Test
+    @Order(2)
+    void aClarifyQuestionIsAnsweredFromThePage() throws IOException {
+        send("clarify the format for me");
+        WebElement panel = waitFor(".clarify-panel");
+        assertThat(panel.findElement(By.cssSelector(".question")).getText()).contains("Which format");
+        screenshot("03-clarify");
+        click(".clarify-panel button.choice:nth-child(3)");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).contains("You chose A table");
+        wait.until(d -> lastAnswerCard().contains("you answered A table"));
+    }
+
+    @Test
+    @Order(3)
+    void aReloadMidRunResumesTheStream() throws IOException {
+        send("slow please, I want to watch");
+        wait.until(d -> lastAnswerText().length() > 30);
+        String before = lastAnswerText();
+        assertThat(lastAnswerStatus()).isEqualTo("IN_PROGRESS");
+        driver.navigate().refresh();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+        wait.until(d -> lastAnswerText().startsWith(before));
+        screenshot("04-after-reload");
+        awaitLastAnswerStatus("COMPLETED");
+        String finished = lastAnswerText();
+        assertThat(finished).startsWith(before).hasSizeGreaterThan(before.length());
+        assertThat(finished.indexOf(before.substring(0, 20), 1)).as("nothing streamed twice").isEqualTo(-1);
+    }
+
+    @Test
+    @Order(4)
+    void scriptInjectionRendersAsText() throws IOException {
+        String attack = "<img src=x onerror=\"window.__parleyXss=1\"><script>window.__parleyXss=2</script> **bold**";
+        send(attack);
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).contains("<script>window.__parleyXss=2</script>");
+        assertThat(count("article.assistant .answer strong")).as("Markdown still renders").isPositive();
+        assertThat(count("#turns img")).isZero();
+        assertThat(count("#turns script")).isZero();
+        assertThat(js("return window.__parleyXss === undefined")).isEqualTo(true);
+        screenshot("05-injection-as-text");
+    }
+
+    @Test
+    @Order(5)
+    void stopRegenerateVariantsAndFeedback() throws IOException {
+        send("slow, and I will stop you half way");
+        wait.until(d -> lastAnswerText().length() > 10);
+        driver.findElement(By.id("stop")).click();
+        awaitLastAnswerStatus("CANCELLED");
+        wait.until(d -> lastAnswerCard().contains("Stopped."));
+        click("article.assistant [data-action='regenerate']");
+        wait.until(d -> count(".variants.many article.assistant") == 2);
+        wait.until(d -> lastAnswerText().length() > 10);
+        driver.findElement(By.id("stop")).click();
+        awaitLastAnswerStatus("CANCELLED");
+        wait.until(d -> count(".variants.many article.assistant[data-status='CANCELLED']") == 2
+                && d.findElement(By.id("send")).isEnabled());
+        @SuppressWarnings("unchecked")
+        List<Object> variants = (List<Object>) js("return [...document.querySelectorAll('.variants.many article.assistant')]"
+                + ".map(a => [a.querySelector('.variant-label').innerText, Math.round(a.getBoundingClientRect().top)])");
+        assertThat(variants).hasSize(2);
+        assertThat(((List<?>) variants.get(0)).get(0)).isEqualTo("Answer 1 of 2");
+        assertThat(((List<?>) variants.get(1)).get(0)).isEqualTo("Answer 2 of 2");
+        assertThat(((List<?>) variants.get(0)).get(1)).as("side by side").isEqualTo(((List<?>) variants.get(1)).get(1));
+        click(".variants.many article.assistant:nth-child(2) [data-action='up']");
+        wait.until(d -> count(".variants.many article.assistant:nth-child(2) [data-action='up'].chosen") == 1);
+        screenshot("06-variants");
+    }
+
+    @Test
+    @Order(6)
+    void reopeningASessionReplaysTheWholeHistory() throws IOException {
+        String title = driver.findElement(By.cssSelector("#sessions .session.active .title")).getText();
+        driver.findElement(By.id("new-session")).click();
+        wait.until(d -> count("article.assistant") == 0);
+        driver.findElement(By.xpath("//li[contains(@class,'session')]/span[normalize-space()='" + title + "']")).click();
+        wait.until(d -> count("article.assistant") >= 6);
+        List<String> users = driver.findElements(By.cssSelector(".user")).stream().map(WebElement::getText)
+                .collect(Collectors.toList());
+        assertThat(users).contains("Please use the tools to plan my trip", "clarify the format for me",
+                "slow please, I want to watch");
+        assertThat(count("details.summary")).isGreaterThanOrEqualTo(4);
+        assertThat(count(".variants.many article.assistant")).isEqualTo(2);
+        screenshot("07-history");
+
+        click("#sessions .session.active .rename");
+        WebElement rename = waitFor("#sessions .rename-input");
+        rename.sendKeys(Keys.chord(Keys.CONTROL, "a"), "Trip planning", Keys.ENTER);
+        wait.until(d -> d.findElement(By.id("session-title")).getText().equals("Trip planning"));
+        assertThat(driver.findElement(By.cssSelector("#sessions .session.active .title")).getText()).isEqualTo("Trip planning");
+    }
+
+    @Test
+    @Order(7)
+    void aSessionCanBeDeleted() {
+        send("a throwaway chat");
+        awaitLastAnswerStatus("COMPLETED");
+        long before = count("#sessions .session");
+        click("#sessions .session.active .delete");
+        driver.switchTo().alert().accept();
+        wait.until(d -> count("#sessions .session") == before - 1);
+        assertThat(count("article.assistant")).isZero();
+    }
+}
