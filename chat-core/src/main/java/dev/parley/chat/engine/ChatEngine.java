@@ -1,6 +1,7 @@
 package dev.parley.chat.engine;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
 import dev.parley.chat.engine.internal.RunManager;
@@ -22,6 +23,7 @@ import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.ThreadTouch;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -108,9 +110,10 @@ public final class ChatEngine implements AutoCloseable {
                     b.hostActions.size());
         }
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
-                b.hostActions);
+                b.hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
         this.runs = new RunManager(ctx);
         runs.recover();
+        runs.startCoordination();
     }
 
     public static Builder builder() {
@@ -570,8 +573,51 @@ public final class ChatEngine implements AutoCloseable {
         private EngineListener listener = new EngineListener() {
         };
         private final Map<String, HostAction> hostActions = new LinkedHashMap<>();
+        private RunCoordinator coordinator = RunCoordinator.local();
+        private Duration leaseTimeout = Duration.ofSeconds(30);
+        private Duration controlTimeout = Duration.ofSeconds(10);
 
         private Builder() {
+        }
+
+        /**
+         * Shares the store with other host instances through this coordinator (default: a single instance).
+         * With a clustered coordinator the engine leases its runs, takes over the runs of instances that
+         * stopped renewing, streams runs held elsewhere from the store as their progress is announced, and
+         * forwards cancels and clarify answers to the instance holding a run. The engine does not close the
+         * coordinator.
+         */
+        public Builder coordinator(RunCoordinator value) {
+            this.coordinator = Objects.requireNonNull(value, "coordinator");
+            return this;
+        }
+
+        /**
+         * How long a run's lease lasts without renewal (default 30 s; renewed every third of it): after a host
+         * dies, its runs are taken over within about one and a half times this. Keep it well above the longest
+         * pause a host may have (GC, CPU starvation).
+         */
+        public Builder leaseTimeout(Duration value) {
+            Objects.requireNonNull(value, "leaseTimeout");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("leaseTimeout must be positive");
+            }
+            this.leaseTimeout = value;
+            return this;
+        }
+
+        /**
+         * How long a clarify answer taken on this instance waits for the instance holding the run to confirm
+         * it reached the runtime (default 10 s); without a confirmation the answer is taken back and the call
+         * fails with RUNTIME_UNAVAILABLE.
+         */
+        public Builder controlTimeout(Duration value) {
+            Objects.requireNonNull(value, "controlTimeout");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("controlTimeout must be positive");
+            }
+            this.controlTimeout = value;
+            return this;
         }
 
         /** The runtime to drive. Required. */

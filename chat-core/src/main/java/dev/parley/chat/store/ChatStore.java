@@ -1,5 +1,6 @@
 package dev.parley.chat.store;
 
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
@@ -52,7 +53,7 @@ public interface ChatStore extends AutoCloseable {
     // ---- the batched write
 
     /**
-     * Stores a batch atomically: threads touched, runs and messages inserted or replaced, events
+     * Stores a batch atomically: threads touched, runs and messages inserted or replaced, leases set, events
      * appended (an event whose {@code (runId, seq)} exists is left as it is), clarifies inserted (an
      * existing {@code (runId, clarifyId)} is left as it is).
      */
@@ -140,6 +141,28 @@ public interface ChatStore extends AutoCloseable {
 
     /** Records a claimed execution's result. */
     void completeHostAction(String runId, String executionId, String result, boolean error, Instant at);
+
+    // ---- leases (several host instances on one store)
+
+    /**
+     * Renews the leases of runs this instance holds: sets {@code until} where the run's lease is this
+     * instance's or there is none. A run another instance took over is left alone.
+     *
+     * @return the ids whose lease this instance now holds
+     */
+    Set<String> leaseRuns(String instanceId, Collection<String> runIds, Instant until);
+
+    /**
+     * Gives an active run (QUEUED, RUNNING or WAITING_FOR_INPUT) to {@code instanceId} if its lease expired
+     * before {@code now} or it has none, atomically: of instances racing for the same run exactly one gets
+     * it. A finished or unknown run is never taken over.
+     */
+    boolean takeOverRun(String runId, String instanceId, Instant now, Instant until);
+
+    /** Runs that are QUEUED, RUNNING or WAITING_FOR_INPUT and whose lease expired before {@code now} or is missing. */
+    List<Run> findRunsWithExpiredLease(Instant now);
+
+    Optional<RunLease> findLease(String runId);
 
     /** Releases resources (connections, flush threads). The default does nothing. */
     @Override

@@ -2,6 +2,7 @@ package dev.parley.chat.store;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
@@ -42,6 +43,7 @@ public final class InMemoryChatStore implements ChatStore {
     private final Map<String, Map<String, PendingClarify>> clarifiesByRun = new HashMap<>();
     private final Map<String, Feedback> feedback = new HashMap<>();
     private final Map<String, HostActionRecord> hostActions = new HashMap<>();
+    private final Map<String, RunLease> leases = new HashMap<>();
 
     @Override
     public void createThread(ChatThread thread) {
@@ -106,6 +108,7 @@ public final class InMemoryChatStore implements ChatStore {
                 eventsByRun.remove(runId);
                 reservedSeqs.remove(runId);
                 clarifiesByRun.remove(runId);
+                leases.remove(runId);
                 hostActions.keySet().removeIf(key -> key.startsWith(runId + '\u0000'));
             }
             topLevelByThread.remove(threadId);
@@ -153,6 +156,11 @@ public final class InMemoryChatStore implements ChatStore {
             for (PendingClarify clarify : batch.clarifies()) {
                 clarifiesByRun.computeIfAbsent(clarify.runId(), k -> new LinkedHashMap<>())
                         .putIfAbsent(clarify.clarifyId(), clarify);
+            }
+            for (RunLease lease : batch.leases()) {
+                if (runs.containsKey(lease.runId())) {
+                    leases.put(lease.runId(), lease);
+                }
             }
         }
     }
@@ -303,6 +311,55 @@ public final class InMemoryChatStore implements ChatStore {
     public long reservedSeq(String runId) {
         synchronized (lock) {
             return reservedSeqs.getOrDefault(runId, 0L);
+        }
+    }
+
+    @Override
+    public Set<String> leaseRuns(String instanceId, Collection<String> runIds, Instant until) {
+        synchronized (lock) {
+            Set<String> held = new HashSet<>();
+            for (String runId : runIds) {
+                RunLease lease = leases.get(runId);
+                if (runs.containsKey(runId) && (lease == null || lease.instanceId().equals(instanceId))) {
+                    leases.put(runId, new RunLease(runId, instanceId, until));
+                    held.add(runId);
+                }
+            }
+            return held;
+        }
+    }
+
+    @Override
+    public boolean takeOverRun(String runId, String instanceId, Instant now, Instant until) {
+        synchronized (lock) {
+            RunLease lease = leases.get(runId);
+            Run run = runs.get(runId);
+            if (run == null || run.status().isTerminal() || (lease != null && !lease.until().isBefore(now))) {
+                return false;
+            }
+            leases.put(runId, new RunLease(runId, instanceId, until));
+            return true;
+        }
+    }
+
+    @Override
+    public List<Run> findRunsWithExpiredLease(Instant now) {
+        synchronized (lock) {
+            List<Run> expired = new ArrayList<>();
+            for (Run run : runs.values()) {
+                RunLease lease = leases.get(run.id());
+                if (!run.status().isTerminal() && (lease == null || lease.until().isBefore(now))) {
+                    expired.add(run);
+                }
+            }
+            return expired;
+        }
+    }
+
+    @Override
+    public Optional<RunLease> findLease(String runId) {
+        synchronized (lock) {
+            return Optional.ofNullable(leases.get(runId));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.parley.chat.store;
 
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
@@ -8,7 +9,7 @@ import java.util.List;
 
 /**
  * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
- * id), events to append, threads to touch and clarifies to insert. The engine's batch writer gathers
+ * id), events to append, threads to touch, clarifies to insert and run leases to set. The engine's batch writer gathers
  * many runs' work into one batch so that the hot path never waits for a commit per event.
  *
  * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
@@ -18,7 +19,8 @@ public record StoreBatch(
         List<Run> runs,
         List<Message> messages,
         List<RunEvent> events,
-        List<PendingClarify> clarifies) {
+        List<PendingClarify> clarifies,
+        List<RunLease> leases) {
 
     public StoreBatch {
         threadTouches = List.copyOf(threadTouches);
@@ -26,10 +28,12 @@ public record StoreBatch(
         messages = List.copyOf(messages);
         events = List.copyOf(events);
         clarifies = List.copyOf(clarifies);
+        leases = List.copyOf(leases);
     }
 
     public boolean isEmpty() {
-        return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty();
+        return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty()
+                && leases.isEmpty();
     }
 
     public static Builder builder() {
@@ -43,6 +47,7 @@ public record StoreBatch(
         private final List<Message> messages = new ArrayList<>();
         private final List<RunEvent> events = new ArrayList<>();
         private final List<PendingClarify> clarifies = new ArrayList<>();
+        private final List<RunLease> leases = new ArrayList<>();
 
         public Builder touch(ThreadTouch touch) {
             threadTouches.add(touch);
@@ -79,8 +84,14 @@ public record StoreBatch(
             return this;
         }
 
+        /** Sets a run's lease (after the run itself is stored). */
+        public Builder lease(RunLease lease) {
+            leases.add(lease);
+            return this;
+        }
+
         public StoreBatch build() {
-            return new StoreBatch(threadTouches, runs, messages, events, clarifies);
+            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
@@ -444,6 +445,40 @@ public abstract class ChatStoreContract {
         store.completeHostAction("r", "x1", "overwritten?", true, at(4));
         assertThat(store.claimHostAction("r", "x1", "lookup", "{}", at(5)).result()).isEqualTo("{\"found\":true}");
         assertThat(store.claimHostAction("r", "x2", "lookup", "{}", at(5)).claimedNow()).isTrue();
+    }
+
+    // ------------------------------------------------------------------ leases
+
+    @Test
+    void leasesAreHeldRenewedAndTakenOverOnce() throws Exception {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r1", "t", RunStatus.RUNNING))
+                .lease(new RunLease("r1", "host-a", at(30))).run(run("r2", "t", RunStatus.QUEUED))
+                .run(run("r3", "t", RunStatus.SUCCEEDED)).build());
+        assertThat(store.findLease("r1")).contains(new RunLease("r1", "host-a", at(30)));
+        assertThat(store.findLease("r2")).isEmpty();
+
+        assertThat(store.leaseRuns("host-a", List.of("r1", "r2", "nope"), at(60))).containsExactlyInAnyOrder("r1", "r2");
+        assertThat(store.findLease("r2")).contains(new RunLease("r2", "host-a", at(60)));
+        assertThat(store.leaseRuns("host-b", List.of("r1"), at(90))).as("another host's lease is kept").isEmpty();
+        assertThat(store.findLease("r1").orElseThrow().instanceId()).isEqualTo("host-a");
+
+        assertThat(store.findRunsWithExpiredLease(at(59))).isEmpty();
+        assertThat(store.takeOverRun("r1", "host-b", at(59), at(120))).as("the lease has not expired").isFalse();
+        assertThat(store.findRunsWithExpiredLease(at(61))).extracting(Run::id).containsExactlyInAnyOrder("r1", "r2");
+
+        List<Boolean> takes = race(8, i -> store.takeOverRun("r1", "host-" + i, at(61), at(120)));
+        assertThat(takes).filteredOn(Boolean::booleanValue).hasSize(1);
+        String winner = store.findLease("r1").orElseThrow().instanceId();
+        assertThat(store.leaseRuns("host-a", List.of("r1"), at(200))).as("the old holder lost it").isEmpty();
+        assertThat(store.leaseRuns(winner, List.of("r1"), at(200))).containsExactly("r1");
+        assertThat(store.findRunsWithExpiredLease(at(150))).extracting(Run::id).containsExactly("r2");
+        assertThat(store.takeOverRun("r3", "host-a", at(61), at(120))).as("a finished run is not taken over").isFalse();
+        assertThat(store.findRunsWithExpiredLease(at(500))).extracting(Run::id).doesNotContain("r3");
+        assertThat(store.takeOverRun("ghost", "host-a", at(61), at(120))).isFalse();
+
+        store.deleteThread("t");
+        assertThat(store.findLease("r1")).isEmpty();
     }
 
     /** Runs {@code task} from {@code threads} threads released at the same moment. */

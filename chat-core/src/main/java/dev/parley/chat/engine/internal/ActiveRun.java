@@ -76,6 +76,7 @@ public final class ActiveRun {
     private volatile boolean cancelRequested;
     private volatile boolean finished;
     private volatile boolean detached;
+    private volatile boolean abandoned;
 
     /**
      * @param baseSeq the seq after which this process numbers events (0 for a new run; after a restart,
@@ -420,6 +421,21 @@ public final class ActiveRun {
         }
     }
 
+    /**
+     * Drops the run without storing anything more: another instance took it over (this instance's lease
+     * lapsed), so whatever this one still has would contradict what the new holder writes.
+     */
+    void abandon() {
+        abandoned = true;
+        detach();
+        synchronized (this) {
+            pendingEvents = new ArrayList<>();
+            pendingClarifies.clear();
+            pendingTouches.clear();
+            runDirty = false;
+        }
+    }
+
     /** Ends the run from this side: closes the runtime stream and logs the terminal event. */
     void forceEnd(RunStatus status, String reason) {
         cancelRequested = true;
@@ -491,6 +507,9 @@ public final class ActiveRun {
 
     /** Moves this run's pending work into a batch (called by the batch writer). */
     synchronized Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
+        if (abandoned) {
+            return new Drained(0, false);
+        }
         long last = 0;
         if (!pendingEvents.isEmpty()) {
             batch.events(pendingEvents);

@@ -1,5 +1,6 @@
 package dev.parley.chat.engine.internal;
 
+import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.StoreBatch;
@@ -33,6 +34,7 @@ public final class BatchWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
 
     private final ChatStore store;
+    private final RunCoordinator coordinator;
     private final EngineLimits limits;
     private final Clock clock;
     private final Set<ActiveRun> dirty = ConcurrentHashMap.newKeySet();
@@ -46,7 +48,8 @@ public final class BatchWriter implements AutoCloseable {
     private @Nullable StoreBatch failedBatch;
     private Map<ActiveRun, Long> failedSeqs = Map.of();
 
-    BatchWriter(ChatStore store, EngineLimits limits, Clock clock) {
+    BatchWriter(ChatStore store, EngineLimits limits, Clock clock, RunCoordinator coordinator) {
+        this.coordinator = coordinator;
         this.store = store;
         this.limits = limits;
         this.clock = clock;
@@ -140,8 +143,17 @@ public final class BatchWriter implements AutoCloseable {
                     batch.messages().size(), e);
             return false;
         }
+        Map<String, Long> progress = new LinkedHashMap<>();
         for (Map.Entry<ActiveRun, Long> entry : seqs.entrySet()) {
             entry.getKey().flushed(entry.getValue());
+            progress.put(entry.getKey().runId(), entry.getValue());
+        }
+        if (!progress.isEmpty()) {
+            try {
+                coordinator.progressed(progress);
+            } catch (RuntimeException e) {
+                log.warn("Announcing stored progress to other instances failed; they will catch up", e);
+            }
         }
         if (pendingEvents.addAndGet(-batch.events().size()) <= limits.maxPendingEvents()) {
             synchronized (capacity) {

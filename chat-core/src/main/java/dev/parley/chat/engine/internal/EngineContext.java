@@ -1,5 +1,6 @@
 package dev.parley.chat.engine.internal;
 
+import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
@@ -7,8 +8,10 @@ import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.ChatStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
@@ -33,10 +36,16 @@ public final class EngineContext {
     final BatchWriter writer;
     final ConcurrentMap<String, ActiveRun> activeRuns = new ConcurrentHashMap<>();
     final ThreadLanes lanes = new ThreadLanes();
+    final RunCoordinator coordinator;
+    final Duration leaseTimeout;
+    final Duration controlTimeout;
+    /** Subscribers waiting for runs held by other instances, woken by progress notices. */
+    final ConcurrentMap<String, Set<LiveSubscription>> remoteTails = new ConcurrentHashMap<>();
 
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
-            Map<String, HostAction> hostActions) {
+            Map<String, HostAction> hostActions, RunCoordinator coordinator, Duration leaseTimeout,
+            Duration controlTimeout) {
         this.store = store;
         this.runtime = runtime;
         this.clock = clock;
@@ -46,12 +55,25 @@ public final class EngineContext {
         this.timers = timers;
         this.listener = listener;
         this.hostActions = Map.copyOf(hostActions);
-        this.writer = new BatchWriter(store, limits, clock);
+        this.coordinator = coordinator;
+        this.leaseTimeout = leaseTimeout;
+        this.controlTimeout = controlTimeout;
+        this.writer = new BatchWriter(store, limits, clock, coordinator);
     }
 
     /** The clock's time, at millisecond precision (what the model stores). */
     public Instant now() {
         return Instant.ofEpochMilli(clock.millis());
+    }
+
+    /** True when other instances may share the store. */
+    boolean clustered() {
+        return coordinator.clustered();
+    }
+
+    /** The lease end for a run leased now. */
+    Instant leaseEnd() {
+        return now().plus(leaseTimeout);
     }
 
     boolean can(Capability capability) {

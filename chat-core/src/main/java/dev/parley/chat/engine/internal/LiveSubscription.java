@@ -29,6 +29,8 @@ final class LiveSubscription implements Flow.Subscription {
     private static final Logger log = LoggerFactory.getLogger(LiveSubscription.class);
     private static final int DELIVERY_BATCH = 256;
     private static final long IDLE_POLL_MILLIS = 500;
+    /** With other instances, progress notices wake subscribers; polling is only the safety net. */
+    private static final long CLUSTER_POLL_MILLIS = 2_000;
 
     private final EngineContext ctx;
     private final String runId;
@@ -85,6 +87,13 @@ final class LiveSubscription implements Flow.Subscription {
         if (!cancelled) {
             cancelled = true;
             close();
+        }
+    }
+
+    /** Another instance stored new events of the run (or notices may have been lost): read them. */
+    void wake() {
+        if (!done && !cancelled) {
+            schedule();
         }
     }
 
@@ -235,6 +244,7 @@ final class LiveSubscription implements Flow.Subscription {
         if (run.isEmpty() || run.get().status().isTerminal()) {
             return Fetch.FINISHED;
         }
+        ctx.remoteTails.computeIfAbsent(runId, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(this);
         return Fetch.POLL;
     }
 
@@ -247,7 +257,7 @@ final class LiveSubscription implements Flow.Subscription {
         ctx.timers.schedule(() -> {
             pollScheduled = false;
             schedule();
-        }, IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
+        }, ctx.clustered() ? CLUSTER_POLL_MILLIS : IDLE_POLL_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void terminate(@Nullable Throwable error) {
@@ -272,6 +282,10 @@ final class LiveSubscription implements Flow.Subscription {
         if (target != null) {
             target.detach(this);
         }
+        ctx.remoteTails.computeIfPresent(runId, (id, waiting) -> {
+            waiting.remove(this);
+            return waiting.isEmpty() ? null : waiting;
+        });
         subscriber = null;
         if (closed.compareAndSet(false, true)) {
             ctx.listener.subscriberClosed(runId);

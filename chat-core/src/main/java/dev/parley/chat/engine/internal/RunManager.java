@@ -2,6 +2,9 @@ package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.ControlMessage;
+import dev.parley.chat.cluster.RunCoordinator;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.engine.AnswerResult;
 import dev.parley.chat.engine.DoubleTexting;
 import dev.parley.chat.engine.RunState;
@@ -15,10 +18,20 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.store.AnswerOutcome;
+import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -35,9 +48,13 @@ public final class RunManager {
     private static final Logger log = LoggerFactory.getLogger(RunManager.class);
 
     private final EngineContext ctx;
+    private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
+    /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
+    private long lastRenewal;
 
     public RunManager(EngineContext ctx) {
         this.ctx = ctx;
+        this.lastRenewal = ctx.clock.millis();
     }
 
     /** The run as it is now: from memory while it is active here, else from the store. */
@@ -80,7 +97,11 @@ public final class RunManager {
             }
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
             created = new ActiveRun(ctx, toStore, initialMessages, 0, 0, this::onFinished);
-            ctx.store.write(StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch).build());
+            StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch);
+            if (ctx.clustered()) {
+                batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
+            }
+            ctx.store.write(batch.build());
             ctx.activeRuns.put(run.id(), created);
             if (!busy) {
                 ctx.lanes.occupy(threadId, created);
@@ -125,6 +146,10 @@ public final class RunManager {
     public Run cancel(Run run) {
         ActiveRun active = ctx.activeRuns.get(run.id());
         if (active == null) {
+            if (ctx.clustered() && !run.status().isTerminal()) {
+                ctx.coordinator.send(new ControlMessage(ControlMessage.Kind.CANCEL, run.id(),
+                        UUID.randomUUID().toString(), ctx.coordinator.instanceId(), null, null));
+            }
             return run;
         }
         boolean wasQueued;
@@ -145,7 +170,7 @@ public final class RunManager {
     public AnswerResult answer(Run run, String clarifyId, List<String> answer) {
         PendingClarify clarify = ctx.store.findClarify(run.id(), clarifyId)
                 .orElseThrow(() -> ChatException.notFound("clarify", clarifyId));
-        if (clarify.state() == dev.parley.chat.store.ClarifyState.PENDING && !clarify.multiSelect()
+        if (clarify.state() == ClarifyState.PENDING && !clarify.multiSelect()
                 && answer.size() > 1) {
             throw ChatException.invalidInput("this question takes one answer, got " + answer.size());
         }
@@ -157,11 +182,14 @@ public final class RunManager {
             case REPLAYED:
                 return AnswerResult.REPLAYED;
             case CONFLICT:
-                throw ChatException.conflict(clarify.state() == dev.parley.chat.store.ClarifyState.CANCELLED
+                throw ChatException.conflict(clarify.state() == ClarifyState.CANCELLED
                         ? "the question was withdrawn; the run no longer waits for it"
                         : "the question was already answered differently");
             default:
                 break;
+        }
+        if (active == null && ctx.clustered() && !run.status().isTerminal()) {
+            return answerElsewhere(run, clarifyId);
         }
         if (active == null || active.isFinished()) {
             ctx.store.reopenClarify(run.id(), clarifyId);
@@ -179,6 +207,40 @@ public final class RunManager {
                     : new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the answer could not reach the runtime", e);
         }
         return AnswerResult.ACCEPTED;
+    }
+
+    /**
+     * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
+     * Without a reply in time the answer is taken back (the person may try again).
+     */
+    private AnswerResult answerElsewhere(Run run, String clarifyId) {
+        ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
+                ctx.coordinator.instanceId(), clarifyId, null);
+        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
+        pendingReplies.put(request.correlationId(), reply);
+        try {
+            ctx.coordinator.send(request);
+            ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (outcome.error() != null) {
+                ctx.store.reopenClarify(run.id(), clarifyId);
+                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
+                        "the answer could not reach the runtime: " + outcome.error());
+            }
+            return AnswerResult.ACCEPTED;
+        } catch (TimeoutException e) {
+            ctx.store.reopenClarify(run.id(), clarifyId);
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
+                    "no instance holding the run took the answer in time; try again");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ctx.store.reopenClarify(run.id(), clarifyId);
+            throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
+        } catch (ExecutionException e) {
+            ctx.store.reopenClarify(run.id(), clarifyId);
+            throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
+        } finally {
+            pendingReplies.remove(request.correlationId());
+        }
     }
 
     /** The run's status, newest seq and pending questions. */
@@ -220,6 +282,10 @@ public final class RunManager {
      * order.
      */
     public void recover() {
+        if (ctx.clustered()) {
+            reapExpired();
+            return;
+        }
         for (Run run : ctx.store.findRuns(ACTIVE)) {
             try {
                 recover(run);
@@ -228,6 +294,141 @@ public final class RunManager {
             }
         }
     }
+
+    /**
+     * Starts listening to the other instances and, when there may be some, renewing this instance's leases
+     * and taking over runs whose holder stopped renewing (its runs become INTERRUPTED, or are re-attached or
+     * queued again, exactly as after a restart).
+     */
+    public void startCoordination() {
+        ctx.coordinator.start(new CoordinatorListener());
+        if (!ctx.clustered()) {
+            return;
+        }
+        long renew = Math.max(1, ctx.leaseTimeout.toMillis() / 3);
+        long reap = Math.max(1, ctx.leaseTimeout.toMillis() / 2);
+        ctx.timers.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
+        ctx.timers.scheduleWithFixedDelay(this::reapExpired, reap, reap, TimeUnit.MILLISECONDS);
+    }
+
+    private void renewLeases() {
+        Set<String> mine = new HashSet<>(ctx.activeRuns.keySet());
+        try {
+            Set<String> held = mine.isEmpty() ? Set.of()
+                    : ctx.store.leaseRuns(ctx.coordinator.instanceId(), mine, ctx.leaseEnd());
+            lastRenewal = ctx.clock.millis();
+            for (String runId : mine) {
+                if (!held.contains(runId)) {
+                    letGo(runId, "another instance took it over (this one's lease lapsed)");
+                }
+            }
+        } catch (RuntimeException e) {
+            if (ctx.clock.millis() - lastRenewal > ctx.leaseTimeout.toMillis()) {
+                log.error("Run leases could not be renewed for longer than the lease timeout; letting this instance's "
+                        + "runs go, other instances take them over", e);
+                mine.forEach(runId -> letGo(runId, "its lease could not be renewed"));
+            } else {
+                log.warn("Renewing run leases failed; will retry", e);
+            }
+        }
+    }
+
+    /** Stops holding a run another instance owns (or will own) now, without storing anything more for it. */
+    private void letGo(String runId, String why) {
+        ActiveRun run = ctx.activeRuns.get(runId);
+        if (run == null || run.isFinished()) {
+            return;
+        }
+        log.warn("Run {}: letting it go, {}", runId, why);
+        run.abandon();
+        ctx.activeRuns.remove(runId);
+        ActiveRun next;
+        synchronized (ctx.lanes) {
+            next = ctx.lanes.release(run.threadId(), run);
+        }
+        if (next != null) {
+            launch(next);
+        }
+    }
+
+    private void reapExpired() {
+        try {
+            for (Run run : ctx.store.findRunsWithExpiredLease(ctx.now())) {
+                if (ctx.activeRuns.containsKey(run.id())) {
+                    continue;
+                }
+                if (ctx.store.takeOverRun(run.id(), ctx.coordinator.instanceId(), ctx.now(), ctx.leaseEnd())) {
+                    log.info("Run {} lost its host (its lease expired); taking it over", run.id());
+                    try {
+                        recover(ctx.store.findRun(run.id()).orElse(run));
+                    } catch (RuntimeException e) {
+                        log.error("Run {} could not be taken over", run.id(), e);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Looking for runs whose host stopped failed; will retry", e);
+        }
+    }
+
+    /** Acts on what other instances say. */
+    private final class CoordinatorListener implements RunCoordinator.Listener {
+        @Override
+        public void onProgress(String runId, long lastSeq) {
+            Set<LiveSubscription> waiting = ctx.remoteTails.get(runId);
+            if (waiting != null) {
+                waiting.forEach(LiveSubscription::wake);
+            }
+        }
+
+        @Override
+        public void onControl(ControlMessage message) {
+            if (message.kind() == ControlMessage.Kind.REPLY) {
+                CompletableFuture<ControlMessage> waiting = pendingReplies.get(message.correlationId());
+                if (waiting != null) {
+                    waiting.complete(message);
+                }
+                return;
+            }
+            ActiveRun active = ctx.activeRuns.get(message.runId());
+            if (active == null) {
+                return;
+            }
+            ctx.work.execute(() -> {
+                if (message.kind() == ControlMessage.Kind.CANCEL) {
+                    active.cancel();
+                } else {
+                    deliverStoredAnswer(active, message);
+                }
+            });
+        }
+
+        @Override
+        public void onResync() {
+            ctx.remoteTails.values().forEach(waiting -> waiting.forEach(LiveSubscription::wake));
+        }
+    }
+
+    /** Delivers an answer another instance accepted and stored, and replies with the outcome. */
+    private void deliverStoredAnswer(ActiveRun active, ControlMessage request) {
+        String failure = null;
+        try {
+            String clarifyId = request.clarifyId();
+            PendingClarify clarify = clarifyId == null ? null
+                    : ctx.store.findClarify(active.runId(), clarifyId).orElse(null);
+            if (clarify == null || clarify.state() != ClarifyState.ANSWERED) {
+                failure = "no stored answer for clarify " + clarifyId;
+            } else if (!ctx.can(Capability.CLARIFY)) {
+                failure = "this runtime cannot take clarify answers";
+            } else {
+                active.deliverAnswer(new ClarifyReply(active.runId(), clarifyId, clarify.answer()));
+            }
+        } catch (RuntimeException e) {
+            failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        }
+        ctx.coordinator.send(request.reply(ctx.coordinator.instanceId(), failure));
+    }
+
 
     private void recover(Run run) {
         long base = Math.max(ctx.store.lastSeq(run.id()), ctx.store.reservedSeq(run.id()));
@@ -282,19 +483,34 @@ public final class RunManager {
         log.info("Run {} was active when the host stopped; it is INTERRUPTED", run.id());
     }
 
-    /** Ends this process's part: running runs are INTERRUPTED, runs waiting on a re-attachable clarify stay. */
+    /**
+     * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable clarify and
+     * queued runs stay for the next engine (with other instances, their leases are released so that one of
+     * them takes the runs over at once).
+     */
     public void close() {
+        List<String> leftBehind = new ArrayList<>();
         for (ActiveRun run : new ArrayList<>(ctx.activeRuns.values())) {
             Run now = run.snapshot();
             if (now.status() == RunStatus.WAITING_FOR_INPUT && ctx.can(Capability.REATTACH)) {
                 run.detach();
+                leftBehind.add(run.runId());
                 continue;
             }
             if (now.status() == RunStatus.QUEUED) {
+                leftBehind.add(run.runId());
                 continue;
             }
             run.forceEnd(RunStatus.INTERRUPTED, "the host shut down while the run was active");
         }
         ctx.writer.close();
+        if (ctx.clustered() && !leftBehind.isEmpty()) {
+            try {
+                ctx.store.leaseRuns(ctx.coordinator.instanceId(), leftBehind, ctx.now().minusMillis(1));
+            } catch (RuntimeException e) {
+                log.warn("Releasing the leases of runs left for other instances failed; they expire anyway", e);
+            }
+        }
     }
+
 }

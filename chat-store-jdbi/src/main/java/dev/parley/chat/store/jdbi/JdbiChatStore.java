@@ -3,6 +3,7 @@ package dev.parley.chat.store.jdbi;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.ChatThread;
@@ -183,6 +184,7 @@ public final class JdbiChatStore implements ChatStore {
                     upsertMessages(h, encoded.messages());
                     insertEvents(h, encoded.events());
                     insertClarifies(h, encoded.clarifies());
+                    setLeases(h, batch.leases());
                     return null;
                 });
     }
@@ -237,6 +239,20 @@ public final class JdbiChatStore implements ChatStore {
     }
 
     private record ClarifyKey(String runId, String clarifyId) {
+    }
+
+    private static void setLeases(Handle h, List<RunLease> leases) {
+        if (leases.isEmpty()) {
+            return;
+        }
+        PreparedBatch statement = h.prepareBatch(Sql.SET_LEASE);
+        for (RunLease lease : leases) {
+            statement.bind("runId", lease.runId())
+                    .bind("instanceId", lease.instanceId())
+                    .bind("until", lease.until().toEpochMilli())
+                    .add();
+        }
+        statement.execute();
     }
 
     private static void touch(Handle h, List<ThreadTouch> touches) {
@@ -660,6 +676,55 @@ public final class JdbiChatStore implements ChatStore {
     }
 
     /** Closes the connections the store opened itself (a {@link #sqlite(Path)} store); a host's data source stays open. */
+    // ------------------------------------------------------------------ leases
+
+    @Override
+    public Set<String> leaseRuns(String instanceId, Collection<String> runIds, Instant until) {
+        if (runIds.isEmpty()) {
+            return Set.of();
+        }
+        List<String> ids = List.copyOf(new java.util.LinkedHashSet<>(runIds));
+        return db.write("renewing run leases", h -> {
+            h.createUpdate(Sql.RENEW_LEASES)
+                    .bind("instanceId", instanceId)
+                    .bind("until", until.toEpochMilli())
+                    .bindList("runIds", ids)
+                    .execute();
+            return Set.copyOf(h.createQuery(Sql.HELD_LEASES)
+                    .bind("instanceId", instanceId)
+                    .bindList("runIds", ids)
+                    .mapTo(String.class)
+                    .list());
+        });
+    }
+
+    @Override
+    public boolean takeOverRun(String runId, String instanceId, Instant now, Instant until) {
+        return db.write("taking a run over", h -> h.createUpdate(Sql.TAKE_OVER_RUN)
+                .bind("runId", runId)
+                .bind("instanceId", instanceId)
+                .bind("now", now.toEpochMilli())
+                .bind("until", until.toEpochMilli())
+                .execute()) == 1;
+    }
+
+    @Override
+    public List<Run> findRunsWithExpiredLease(Instant now) {
+        return db.read("finding runs whose lease expired", h -> h.createQuery(Sql.FIND_EXPIRED_LEASES)
+                .bind("now", now.toEpochMilli())
+                .map((rs, ctx) -> Rows.run(rs))
+                .list());
+    }
+
+    @Override
+    public Optional<RunLease> findLease(String runId) {
+        return db.read("reading a run lease", h -> h.createQuery(Sql.FIND_LEASE)
+                .bind("runId", runId)
+                .map((rs, ctx) -> new RunLease(runId, rs.getString("lease_owner"),
+                        Instant.ofEpochMilli(rs.getLong("lease_until"))))
+                .findOne());
+    }
+
     @Override
     public void close() {
         db.close();
@@ -676,6 +741,15 @@ public final class JdbiChatStore implements ChatStore {
             } catch (ChatException e) {
                 throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley table " + table + " is missing or "
                         + "unreadable: run the migrations (ParleyMigrations.migrate, or the scripts at "
+                        + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
+            }
+        }
+        for (String probe : Sql.LATER_COLUMN_PROBES) {
+            try {
+                db.read("probing the schema version", h -> h.createQuery(probe).mapToMap().list());
+            } catch (ChatException e) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley tables are older than this version: run "
+                        + "the newer migrations (ParleyMigrations.migrate, or the scripts at "
                         + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
             }
         }

@@ -25,7 +25,7 @@ public final class ParleyMigrations {
     public static final String HISTORY_TABLE = "parley_schema_history";
 
     /** The scripts of every version, in order; the same names exist for each database. */
-    private static final List<String> SCRIPTS = List.of("V1__parley_tables.sql");
+    private static final List<String> SCRIPTS = List.of("V1__parley_tables.sql", "V2__run_leases.sql");
 
     private ParleyMigrations() {
     }

@@ -114,6 +114,32 @@ public final class Sql {
     public static final String FIND_THREAD_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE thread_id = :threadId AND status IN (<statuses>) ORDER BY save_order";
 
+    // ------------------------------------------------------------------ leases
+
+    /** Sets a run's lease (the run is written earlier in the same transaction). */
+    public static final String SET_LEASE = "UPDATE parley_runs SET lease_owner = :instanceId, lease_until = :until "
+            + "WHERE id = :runId";
+
+    /** Renews the leases an instance holds, or takes those nobody holds. */
+    public static final String RENEW_LEASES = "UPDATE parley_runs SET lease_owner = :instanceId, lease_until = :until "
+            + "WHERE id IN (<runIds>) AND (lease_owner = :instanceId OR lease_owner IS NULL)";
+
+    public static final String HELD_LEASES = "SELECT id FROM parley_runs WHERE id IN (<runIds>) "
+            + "AND lease_owner = :instanceId";
+
+    /** Takes an active run over if its lease expired or it has none; the row count says whether it worked. */
+    public static final String TAKE_OVER_RUN = "UPDATE parley_runs SET lease_owner = :instanceId, lease_until = :until "
+            + "WHERE id = :runId AND status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
+            + "AND (lease_until IS NULL OR lease_until < :now)";
+
+    /** The active runs whose holder stopped renewing (a scan of the few active runs, by the status index). */
+    public static final String FIND_EXPIRED_LEASES = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
+            + "WHERE status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
+            + "AND (lease_until IS NULL OR lease_until < :now) ORDER BY save_order";
+
+    public static final String FIND_LEASE = "SELECT lease_owner, lease_until FROM parley_runs "
+            + "WHERE id = :runId AND lease_owner IS NOT NULL";
+
     // ------------------------------------------------------------------ events
 
     /** Appends an event; an existing {@code (run_id, seq)} is left as it is. */
@@ -197,6 +223,10 @@ public final class Sql {
     public static final List<String> TABLES = List.of(
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
         "parley_clarifies", "parley_feedback", "parley_host_actions");
+
+    /** Queries that fail unless the columns added after version 1 exist (the host ran every migration). */
+    public static final List<String> LATER_COLUMN_PROBES = List.of(
+        "SELECT lease_owner, lease_until FROM parley_runs WHERE 1 = 0");
 
     /** A query that fails unless {@code table} exists and is readable; it reads no row. */
     public static String probe(String table) {

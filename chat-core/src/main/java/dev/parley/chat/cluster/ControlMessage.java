@@ -1,0 +1,44 @@
+package dev.parley.chat.cluster;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A request to the instance that holds a run, or its reply. Kept small (a coordinator may carry it in a
+ * PostgreSQL NOTIFY): an answer's text stays in the store, the message only says which clarify.
+ *
+ * @param correlationId pairs a reply with its request
+ * @param from the sending instance; replies go back to it
+ * @param clarifyId for ANSWER: the clarify whose stored answer to deliver
+ * @param error for REPLY: null when the request succeeded, else why it failed
+ */
+public record ControlMessage(
+        Kind kind,
+        String runId,
+        String correlationId,
+        String from,
+        @Nullable String clarifyId,
+        @Nullable String error) {
+
+    /** What a control message asks for. */
+    public enum Kind {
+        /** Stop the run. */
+        CANCEL,
+        /** Deliver the stored answer of a clarify to the runtime. */
+        ANSWER,
+        /** The outcome of a request. */
+        REPLY
+    }
+
+    public ControlMessage {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(correlationId, "correlationId");
+        Objects.requireNonNull(from, "from");
+    }
+
+    /** The reply to this request. */
+    public ControlMessage reply(String replyingInstance, @Nullable String failure) {
+        return new ControlMessage(Kind.REPLY, runId, correlationId, replyingInstance, clarifyId, failure);
+    }
+}

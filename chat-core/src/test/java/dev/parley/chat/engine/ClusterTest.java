@@ -1,0 +1,205 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.FailingStore;
+import dev.parley.chat.testing.InProcessCoordinators;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two engines ("instances") on one store, connected by coordinators: a run started on one is streamed,
+ * cancelled and answered through the other, and a dead instance's runs are taken over after its lease.
+ */
+class ClusterTest extends EngineTestSupport {
+    private final InProcessCoordinators hub = new InProcessCoordinators();
+    private final List<ChatEngine> engines = new ArrayList<>();
+
+    @AfterEach
+    void closeHub() {
+        engines.forEach(ChatEngine::close);
+        hub.close();
+    }
+
+    private ChatEngine instance(String id, ScriptedRuntime runtime, dev.parley.chat.store.ChatStore store) {
+        ChatEngine engine = ChatEngine.builder().runtime(runtime).store(store)
+                .coordinator(hub.join(id))
+                .leaseTimeout(Duration.ofMillis(900))
+                .controlTimeout(Duration.ofSeconds(2))
+                .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(500)))
+                .build();
+        engines.add(engine);
+        return engine;
+    }
+
+    private static Run awaitRunVia(ChatEngine engine, String runId, RunStatus status) {
+        return await(() -> engine.state(ALICE, runId).run(), run -> run.status() == status, runId + " " + status);
+    }
+
+    @Test
+    void aRunStartedOnOneInstanceStreamsFromTheOtherThroughReconnects() {
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.slow(120, 3)), store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+
+        Random random = new Random(7);
+        List<RunEvent> received = new ArrayList<>();
+        long cursor = 0;
+        while (received.isEmpty() || !received.get(received.size() - 1).event().isTerminal()) {
+            ChatEngine via = random.nextBoolean() ? a : b;
+            EventCollector part = EventCollector.unbounded().subscribeTo(via.subscribe(ALICE, ticket.runId(), cursor));
+            part.awaitCount(1);
+            try {
+                Thread.sleep(random.nextInt(40));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            part.cancel();
+            for (RunEvent event : part.events()) {
+                assertThat(event.seq()).as("no gap, no duplicate").isEqualTo(cursor + 1);
+                cursor = event.seq();
+                received.add(event);
+                if (event.event().isTerminal()) {
+                    break;
+                }
+            }
+        }
+        Run run = awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
+        dev.parley.chat.reduce.RunReducer reducer = new dev.parley.chat.reduce.RunReducer();
+        received.forEach(reducer::apply);
+        assertThat(reducer.messages()).isEqualTo(storedMessagesOf(run));
+
+        EventCollector fromB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitDone();
+        assertThat(fromB.events()).isEqualTo(received);
+    }
+
+    @Test
+    void aLiveRunOnOneInstanceIsFollowedLiveFromTheOther() {
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.slow(60, 10)), store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0));
+        hub.disconnect("b");
+        onB.awaitCount(10);
+        hub.reconnect("b");
+        onB.awaitDone();
+        assertThat(onB.completed()).isTrue();
+        assertThat(onB.reduced().messages()).isEqualTo(storedMessagesOf(store.findRun(ticket.runId()).orElseThrow()));
+    }
+
+    @Test
+    void aCancelOnTheOtherInstanceStopsTheRun() {
+        ScriptedRuntime runtimeA = ScriptedRuntime.playing(Scripts.streamsUntilCancelled());
+        ChatEngine a = instance("a", runtimeA, store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
+
+        b.cancel(ALICE, ticket.runId());
+        Run run = awaitRunVia(b, ticket.runId(), RunStatus.CANCELLED);
+        assertThat(runtimeA.cancels()).containsExactly(ticket.runId());
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("Partial answer");
+    }
+
+    @Test
+    void aClarifyIsAnsweredThroughTheOtherInstance() {
+        ScriptedRuntime runtimeA = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
+        ChatEngine a = instance("a", runtimeA, store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
+        awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        assertThat(b.state(ALICE, ticket.runId()).pendingClarifies()).hasSize(1);
+
+        assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
+        Run run = awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.REPLAYED);
+        assertCode(ErrorCode.CONFLICT, () -> a.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris")));
+        assertThat(runtimeA.answers()).hasSize(1);
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("You chose Rome.");
+    }
+
+    @Test
+    void anAnswerNoInstanceTakesIsTakenBack() {
+        ScriptedRuntime runtimeA = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
+        ChatEngine a = instance("a", runtimeA, store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
+        awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        hub.disconnect("a");
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")));
+        assertThat(store.findClarify(ticket.runId(), "ask-1").orElseThrow().state())
+                .isEqualTo(dev.parley.chat.store.ClarifyState.PENDING);
+        hub.reconnect("a");
+        assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris"))).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aDeadInstancesRunsAreInterruptedAfterTheLeaseAndItsSubscribersSeeTheEnd() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
+
+        storeOfA.kill();
+        hub.disconnect("a");
+        onB.awaitDone();
+        RunEvent end = onB.events().get(onB.events().size() - 1);
+        assertThat(end.event()).isEqualTo(new dev.parley.chat.event.AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
+                "the host stopped while the run was active"));
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(store.findLease(ticket.runId()).orElseThrow().instanceId()).isEqualTo("b");
+        assertThat(((AssistantMessage) store.findMessage(ticket.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("Partial answer");
+        RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
+        awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void anInstanceThatLostItsLeaseLetsTheRunGoWithoutOverwritingIt() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.slow(400, 10)), storeOfA.store());
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(5);
+
+        storeOfA.fail("leaseRuns");
+        await(() -> store.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
+                "b to take the run over");
+        storeOfA.heal("leaseRuns");
+        await(() -> a.state(ALICE, ticket.runId()).run().status(), s -> s == RunStatus.INTERRUPTED,
+                "a to let the run go");
+        long lastSeq = store.lastSeq(ticket.runId());
+        try {
+            Thread.sleep(300);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertThat(store.lastSeq(ticket.runId())).as("a stored nothing after the take-over").isEqualTo(lastSeq);
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(store.findMessage(ticket.assistantMessageId()).orElseThrow().status())
+                .isEqualTo(dev.parley.chat.model.MessageStatus.INTERRUPTED);
+    }
+}
