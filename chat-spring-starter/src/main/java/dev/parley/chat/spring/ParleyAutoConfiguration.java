@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
@@ -27,11 +28,13 @@ import org.springframework.context.annotation.Configuration;
  * The {@link ChatEngine}, over the {@link RuntimeAdapter} and {@link ChatStore} beans. Without a store bean
  * the in-memory store is used (with a warning: nothing survives a restart); without a runtime bean there
  * is no engine (set {@code parley.hermes.base-url} or define a {@link RuntimeAdapter}). Every bean backs
- * off when the host defines its own. {@link EngineListener} and {@link HostAction} beans are picked up.
+ * off when the host defines its own. {@link EngineListener} and {@link HostAction} beans are picked up,
+ * and a {@link RunCoordinator} bean makes the engine one of several instances on one store.
  */
 @AutoConfiguration(afterName = {
     "dev.parley.chat.spring.ParleyHermesAutoConfiguration",
     "dev.parley.chat.spring.ParleyJdbiStoreAutoConfiguration",
+    "dev.parley.chat.spring.ParleyClusterAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
 })
@@ -51,7 +54,8 @@ public class ParleyAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBean(RuntimeAdapter.class)
     public ChatEngine chatEngine(RuntimeAdapter runtime, ChatStore store, ParleyProperties properties,
-            ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions) {
+            ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
+            ObjectProvider<RunCoordinator> coordinator) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -60,6 +64,9 @@ public class ParleyAutoConfiguration {
                 .deliveryThreads(properties.getEngine().getDeliveryThreads())
                 .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
         hostActions.orderedStream().forEach(builder::hostAction);
+        coordinator.ifAvailable(value -> builder.coordinator(value)
+                .leaseTimeout(properties.getCluster().getLeaseTimeout())
+                .controlTimeout(properties.getCluster().getControlTimeout()));
         return builder.build();
     }
 

@@ -18,6 +18,7 @@ public class ParleyProperties {
     private final Engine engine = new Engine();
     private final Store store = new Store();
     private final Hermes hermes = new Hermes();
+    private final Cluster cluster = new Cluster();
 
     public Web getWeb() {
         return web;
@@ -37,6 +38,57 @@ public class ParleyProperties {
 
     public Hermes getHermes() {
         return hermes;
+    }
+
+    public Cluster getCluster() {
+        return cluster;
+    }
+
+    /** Several instances of the application on one PostgreSQL database. */
+    public static class Cluster {
+        /**
+         * Whether this instance shares its PostgreSQL database with other instances: runs are leased and
+         * taken over when their instance dies, and progress and control travel by LISTEN/NOTIFY.
+         */
+        private boolean enabled;
+        /** This instance's id among the instances; random when unset. */
+        private @Nullable String instanceId;
+        /** How long a run's lease lasts without renewal; a dead instance's runs are taken over after it. */
+        private Duration leaseTimeout = Duration.ofSeconds(30);
+        /** How long a clarify answer taken here waits for the instance holding the run to confirm it. */
+        private Duration controlTimeout = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(@Nullable String instanceId) {
+            this.instanceId = instanceId;
+        }
+
+        public Duration getLeaseTimeout() {
+            return leaseTimeout;
+        }
+
+        public void setLeaseTimeout(Duration leaseTimeout) {
+            this.leaseTimeout = leaseTimeout;
+        }
+
+        public Duration getControlTimeout() {
+            return controlTimeout;
+        }
+
+        public void setControlTimeout(Duration controlTimeout) {
+            this.controlTimeout = controlTimeout;
+        }
     }
 
     /** The REST + SSE endpoints. */

@@ -1,0 +1,191 @@
+package dev.parley.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.reduce.RunReducer;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The example app started twice, as two processes on two ports, against one PostgreSQL: a run started
+ * through one instance is followed, after a reconnect, through the other, and stopped through the other.
+ */
+class TwoInstancesTest {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static EmbeddedPostgres postgres;
+    private static final List<Process> apps = new ArrayList<>();
+    private static String first;
+    private static String second;
+
+    @BeforeAll
+    static void startTwoApps() throws Exception {
+        postgres = EmbeddedPostgres.builder().start();
+        String url = postgres.getJdbcUrl("postgres", "postgres");
+        int portA = freePort();
+        int portB = freePort();
+        apps.add(launch("a", portA, url));
+        apps.add(launch("b", portB, url));
+        first = "http://localhost:" + portA;
+        second = "http://localhost:" + portB;
+        awaitUp(first);
+        awaitUp(second);
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        for (Process app : apps) {
+            app.destroy();
+        }
+        for (Process app : apps) {
+            if (!app.waitFor(20, TimeUnit.SECONDS)) {
+                app.destroyForcibly();
+            }
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Starts the example app in its own JVM, with this test's class path. */
+    private static Process launch(String name, int port, String jdbcUrl) throws IOException {
+        Path log = Paths.get("target", "two-instances-" + name + ".log");
+        Files.createDirectories(log.getParent());
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xmx384m", "-cp", System.getProperty("java.class.path"),
+                ExampleApplication.class.getName(),
+                "--server.port=" + port,
+                "--spring.datasource.url=" + jdbcUrl,
+                "--parley.cluster.enabled=true",
+                "--parley.cluster.instance-id=instance-" + name,
+                "--parley.cluster.lease-timeout=5s",
+                "--example.simulator.events-per-second=40")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.directory(new File("."));
+        return builder.start();
+    }
+
+    private static void awaitUp(String base) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get(base + "/api/example/info").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                Thread.sleep(250);
+            }
+        }
+        throw new AssertionError(base + " did not start; see target/two-instances-*.log");
+    }
+
+    private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode post(String url, String body) throws IOException, InterruptedException {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json")
+                .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isBetween(200, 299);
+        return ChatJson.shared().readTree(response.body());
+    }
+
+    /** Reads SSE events' data (run events as JSON) until {@code count} were read or the stream ended. */
+    private static List<String> readEvents(String url, String lastEventId, int count) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).header("Accept", "text/event-stream");
+        if (lastEventId != null) {
+            request.header("Last-Event-ID", lastEventId);
+        }
+        HttpResponse<InputStream> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        List<String> events = new ArrayList<>();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            String line;
+            while (events.size() < count && (line = reader.readLine()) != null) {
+                if (line.startsWith("data:")) {
+                    events.add(line.substring(5));
+                }
+            }
+        }
+        return events;
+    }
+
+    private static JsonNode awaitStatus(String base, String runId, String status) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            JsonNode state = ChatJson.shared().readTree(get(base + "/api/chat/runs/" + runId + "/state").body());
+            if (state.get("run").get("status").asText().equals(status)) {
+                return state;
+            }
+            assertThat(System.nanoTime()).as(runId + " to be " + status + ", is " + state).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void aRunStartedOnOneInstanceIsFollowedOnTheOtherAfterAReconnect() throws Exception {
+        String session = post(first + "/api/chat/sessions", "{}").get("id").asText();
+        String runId = post(first + "/api/chat/sessions/" + session + "/runs", "{\"message\":\"slow please\"}")
+                .get("runId").asText();
+
+        List<String> fromFirst = readEvents(first + "/api/chat/runs/" + runId + "/stream", null, 10);
+        assertThat(fromFirst).hasSize(10);
+        List<String> fromSecond = readEvents(second + "/api/chat/runs/" + runId + "/stream", "10", Integer.MAX_VALUE);
+
+        RunReducer reducer = new RunReducer();
+        long expectedSeq = 1;
+        List<String> all = new ArrayList<>(fromFirst);
+        all.addAll(fromSecond);
+        for (String data : all) {
+            var event = ChatJson.shared().readRunEvent(data);
+            assertThat(event.seq()).as("no gap, no duplicate across instances").isEqualTo(expectedSeq++);
+            reducer.apply(event);
+        }
+        assertThat(reducer.status().name()).isEqualTo("SUCCEEDED");
+        awaitStatus(second, runId, "SUCCEEDED");
+        JsonNode view = ChatJson.shared().readTree(get(second + "/api/chat/sessions/" + session).body());
+        assertThat(ChatJson.shared().readTree(ChatJson.shared().write(reducer.messages()))).isEqualTo(view.get("messages"));
+    }
+
+    @Test
+    void aRunStartedOnOneInstanceIsStoppedThroughTheOther() throws Exception {
+        String session = post(second + "/api/chat/sessions", "{}").get("id").asText();
+        String runId = post(second + "/api/chat/sessions/" + session + "/runs", "{\"message\":\"slow, then stop\"}")
+                .get("runId").asText();
+        readEvents(first + "/api/chat/runs/" + runId + "/stream", null, 6);
+        post(first + "/api/chat/runs/" + runId + "/cancel", null);
+        awaitStatus(first, runId, "CANCELLED");
+        awaitStatus(second, runId, "CANCELLED");
+    }
+}
