@@ -181,6 +181,27 @@ class ParleyAutoConfigurationTest {
     }
 
     @Test
+    void aRunsWorkCarriesItsThreadAndRunInTheLoggingContext() {
+        java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        HostAction whoami = new HostAction(new HostToolSpec("whoami", "", "{}"), call -> {
+            seen.set(org.slf4j.MDC.get("parley.threadId") + "/" + org.slf4j.MDC.get("parley.runId"));
+            return "ok";
+        });
+        web.withBean(RuntimeAdapter.class, () -> ScriptedRuntime.playing(Scripts.callsHostAction("whoami", "{}")))
+                .withBean(HostAction.class, () -> whoami)
+                .run(context -> {
+                    ChatEngine engine = context.getBean(ChatEngine.class);
+                    String thread = engine.createThread("u", NewThread.empty()).id();
+                    String runId = engine.startRun("u", thread, StartRun.of("who?")).runId();
+                    long deadline = System.currentTimeMillis() + 10_000;
+                    while (seen.get() == null && System.currentTimeMillis() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertThat(seen.get()).isEqualTo(thread + "/" + runId);
+                });
+    }
+
+    @Test
     void metricsAreRecordedWhenARegistryExists() {
         web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
                 .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
