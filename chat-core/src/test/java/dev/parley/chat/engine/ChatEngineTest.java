@@ -541,12 +541,18 @@ class ChatEngineTest extends EngineTestSupport {
     // ------------------------------------------------------------------ slow subscribers
 
     @Test
-    void aSlowSubscriberIsCutOffWithItsCursorAndResumesFromIt() {
-        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.manyDeltas(2_000)),
-                b -> b.limits(EngineLimits.defaults().withSubscriberLagLimit(100)));
+    void aSlowSubscriberIsCutOffWithItsCursorAndResumesFromIt() throws Exception {
+        CountDownLatch subscribed = new CountDownLatch(1);
+        ScriptedRuntime.Script burst = Scripts.manyDeltas(2_000);
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            subscribed.await(10, TimeUnit.SECONDS);
+            burst.play(request, p);
+        }), b -> b.limits(EngineLimits.defaults().withSubscriberLagLimit(100)));
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("go"));
-        EventCollector slow = EventCollector.requesting(5).subscribeTo(engine.subscribe(ALICE, ticket.runId(), 0)).awaitDone();
+        EventCollector slow = EventCollector.requesting(5).subscribeTo(engine.subscribe(ALICE, ticket.runId(), 0));
+        subscribed.countDown();
+        slow.awaitDone();
         assertThat(slow.error()).isInstanceOfSatisfying(SlowConsumerException.class,
                 e -> assertThat(e.lastSeq()).isEqualTo(5));
         assertThat(slow.events()).hasSize(5);

@@ -10,6 +10,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.FailingStore;
 import dev.parley.chat.testing.InProcessCoordinators;
+import dev.parley.chat.testing.RunFollower;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.time.Duration;
@@ -55,28 +56,7 @@ class ClusterTest extends EngineTestSupport {
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
 
-        Random random = new Random(7);
-        List<RunEvent> received = new ArrayList<>();
-        long cursor = 0;
-        while (received.isEmpty() || !received.get(received.size() - 1).event().isTerminal()) {
-            ChatEngine via = random.nextBoolean() ? a : b;
-            EventCollector part = EventCollector.unbounded().subscribeTo(via.subscribe(ALICE, ticket.runId(), cursor));
-            part.awaitCount(1);
-            try {
-                Thread.sleep(random.nextInt(40));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            part.cancel();
-            for (RunEvent event : part.events()) {
-                assertThat(event.seq()).as("no gap, no duplicate").isEqualTo(cursor + 1);
-                cursor = event.seq();
-                received.add(event);
-                if (event.event().isTerminal()) {
-                    break;
-                }
-            }
-        }
+        List<RunEvent> received = RunFollower.follow(List.of(a, b), ALICE, ticket.runId(), new Random(7), 40);
         Run run = awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
         dev.parley.chat.reduce.RunReducer reducer = new dev.parley.chat.reduce.RunReducer();
         received.forEach(reducer::apply);

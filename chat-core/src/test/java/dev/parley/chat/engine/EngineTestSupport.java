@@ -13,7 +13,6 @@ import dev.parley.chat.testing.ScriptedRuntime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
@@ -51,21 +50,7 @@ abstract class EngineTestSupport {
     }
 
     protected static <T> T await(Supplier<T> probe, java.util.function.Predicate<T> condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        T value = probe.get();
-        while (!condition.test(value)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; last: " + value);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            value = probe.get();
-        }
-        return value;
+        return dev.parley.chat.testing.Await.until(probe, condition, what);
     }
 
     protected static void assertCode(ErrorCode code, ThrowableAssert.ThrowingCallable call) {

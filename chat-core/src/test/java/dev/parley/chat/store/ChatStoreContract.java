@@ -35,11 +35,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
@@ -483,26 +478,6 @@ public abstract class ChatStoreContract {
 
     /** Runs {@code task} from {@code threads} threads released at the same moment. */
     protected static <T> List<T> race(int threads, java.util.function.IntFunction<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                int n = i;
-                Callable<T> call = () -> {
-                    start.await();
-                    return task.apply(n);
-                };
-                futures.add(pool.submit(call));
-            }
-            start.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
-        }
+        return dev.parley.chat.testing.Await.race(threads, task);
     }
 }

@@ -29,11 +29,11 @@ import dev.parley.chat.model.TodoStatus;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -284,20 +284,6 @@ class EndToEndTest {
     }
 
     private static <T> T await(Supplier<T> probe, Predicate<T> condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        T value = probe.get();
-        while (!condition.test(value)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; last: " + value);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            value = probe.get();
-        }
-        return value;
+        return Await.until(probe, condition, what);
     }
 }

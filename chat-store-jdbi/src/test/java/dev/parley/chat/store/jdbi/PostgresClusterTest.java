@@ -18,7 +18,9 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.jdbi.internal.ProgressNotices;
+import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.RunFollower;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.sql.Connection;
@@ -33,8 +35,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,24 +113,9 @@ class PostgresClusterTest {
         b = new Instance("b", runtimeB);
     }
 
-    private static <T> T await(Supplier<T> probe, Predicate<T> condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        T value = probe.get();
-        while (!condition.test(value)) {
-            assertThat(System.nanoTime()).as("waiting for " + what + ", last " + value).isLessThan(deadline);
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            value = probe.get();
-        }
-        return value;
-    }
 
     private static Run awaitStatus(ChatEngine engine, String runId, RunStatus status) {
-        return await(() -> engine.state(ALICE, runId).run(), run -> run.status() == status, runId + " " + status);
+        return Await.until(() -> engine.state(ALICE, runId).run(), run -> run.status() == status, runId + " " + status);
     }
 
     private static List<Message> stored(ChatStore store, Run run) {
@@ -156,7 +141,8 @@ class PostgresClusterTest {
             for (RunTicket ticket : tickets) {
                 for (int c = 0; c < 2; c++) {
                     long seed = ticket.runId().hashCode() * 31L + c;
-                    results.add(clients.submit(() -> followWithReconnects(ticket.runId(), new Random(seed))));
+                    results.add(clients.submit(() -> RunFollower.follow(List.of(a.engine, b.engine), ALICE,
+                            ticket.runId(), new Random(seed), 60)));
                 }
             }
             for (int i = 0; i < results.size(); i++) {
@@ -172,31 +158,6 @@ class PostgresClusterTest {
         }
     }
 
-    /** Follows a run to its end, reconnecting to a random instance from its cursor every few events. */
-    private List<RunEvent> followWithReconnects(String runId, Random random) {
-        List<RunEvent> received = new ArrayList<>();
-        long cursor = 0;
-        while (received.isEmpty() || !received.get(received.size() - 1).event().isTerminal()) {
-            ChatEngine via = random.nextBoolean() ? a.engine : b.engine;
-            EventCollector part = EventCollector.unbounded().subscribeTo(via.subscribe(ALICE, runId, cursor));
-            part.awaitCount(1);
-            try {
-                Thread.sleep(random.nextInt(60));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            part.cancel();
-            for (RunEvent event : part.events()) {
-                assertThat(event.seq()).as("no gap, no duplicate").isEqualTo(cursor + 1);
-                cursor = event.seq();
-                received.add(event);
-                if (event.event().isTerminal()) {
-                    break;
-                }
-            }
-        }
-        return received;
-    }
 
     @Test
     void aCancelAndAClarifyAnswerReachTheInstanceHoldingTheRun() {
@@ -261,7 +222,7 @@ class PostgresClusterTest {
         Run run = awaitStatus(b.engine, ticket.runId(), RunStatus.SUCCEEDED);
         assertThat(onB.reduced().messages()).isEqualTo(stored(b.store, run));
         try (Connection admin = a.pool.getConnection(); Statement statement = admin.createStatement()) {
-            await(() -> countListeners(statement), count -> count >= 2, "both listeners to be back");
+            Await.until(() -> countListeners(statement), count -> count >= 2, "both listeners to be back");
         }
     }
 

@@ -23,6 +23,7 @@ import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
@@ -33,7 +34,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -260,20 +260,6 @@ abstract class RestartTest {
     }
 
     private static <T> T await(Supplier<T> probe, Predicate<T> condition, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        T value = probe.get();
-        while (!condition.test(value)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what + "; last: " + value);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
-            value = probe.get();
-        }
-        return value;
+        return Await.until(probe, condition, what);
     }
 }

@@ -10,6 +10,7 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.testing.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -98,7 +99,7 @@ class SqliteConcurrencyTest {
                 TestDatabase.sqlitePool(folder.resolve("pooled")))) {
             try (database; JdbiChatStore store = database.store().build()) {
                 store.createThread(thread("t"));
-                List<Integer> done = StoreBehaviourTest.race(8, writer -> {
+                List<Integer> done = Await.race(8, writer -> {
                     String runId = "r" + writer;
                     for (int flush = 0; flush < 40; flush++) {
                         int first = flush * 10 + 1;

@@ -22,17 +22,12 @@ import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
+import dev.parley.chat.testing.Await;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.IntFunction;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.junit.jupiter.api.AfterEach;
@@ -175,10 +170,10 @@ abstract class StoreBehaviourTest {
             first.write(StoreBatch.builder().run(run("r", "t")).clarify(clarify("r")).build());
             List<ChatStore> stores = List.of(first, second);
 
-            List<HostActionRecord> claims = race(8, i -> stores.get(i % 2)
+            List<HostActionRecord> claims = Await.race(8, i -> stores.get(i % 2)
                     .claimHostAction("r", "x1", "lookup", "{}", T0.plusSeconds(i)));
             assertThat(claims).filteredOn(HostActionRecord::claimedNow).hasSize(1);
-            List<AnswerOutcome> answers = race(8, i -> stores.get(i % 2)
+            List<AnswerOutcome> answers = Await.race(8, i -> stores.get(i % 2)
                     .answerClarify("r", "c1", List.of(i % 2 == 0 ? "a" : "b"), T0.plusSeconds(i)));
             assertThat(answers).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
             assertThat(answers).containsOnly(AnswerOutcome.ACCEPTED, AnswerOutcome.REPLAYED, AnswerOutcome.CONFLICT);
@@ -197,30 +192,6 @@ abstract class StoreBehaviourTest {
             assertThat(reopened.reservedSeq("r")).isEqualTo(4097);
             reopened.reserveSeq("r", 10);
             assertThat(reopened.reservedSeq("r")).isEqualTo(4097);
-        }
-    }
-
-    static <T> List<T> race(int threads, IntFunction<T> task) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<T>> futures = new ArrayList<>();
-            for (int i = 0; i < threads; i++) {
-                int n = i;
-                Callable<T> call = () -> {
-                    start.await();
-                    return task.apply(n);
-                };
-                futures.add(pool.submit(call));
-            }
-            start.countDown();
-            List<T> results = new ArrayList<>();
-            for (Future<T> future : futures) {
-                results.add(future.get());
-            }
-            return results;
-        } finally {
-            pool.shutdownNow();
         }
     }
 }
