@@ -394,7 +394,8 @@ public final class ChatEngine implements AutoCloseable {
      * being appended. Any number of subscribers; each gets its own subscription. Signals arrive on the
      * engine's delivery threads. A subscriber that requests nothing while the run goes more than
      * {@link EngineLimits#subscriberLagLimit()} events ahead fails with {@link SlowConsumerException}
-     * carrying its cursor. Cancelling the subscription never affects the run.
+     * carrying its cursor. Cancelling the subscription never affects the run. A {@link BatchingSubscriber}
+     * is also told when each burst of events ends, so that it can write them out together.
      */
     public Flow.Publisher<RunEvent> subscribe(String ownerId, String runId, long afterSeq) {
         ownedRun(ownerId, runId);

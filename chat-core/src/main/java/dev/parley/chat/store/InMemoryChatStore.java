@@ -157,6 +157,9 @@ public final class InMemoryChatStore implements ChatStore {
                 clarifiesByRun.computeIfAbsent(clarify.runId(), k -> new LinkedHashMap<>())
                         .putIfAbsent(clarify.clarifyId(), clarify);
             }
+            for (StoreBatch.SeqReservation reservation : batch.reservations()) {
+                reservedSeqs.merge(reservation.runId(), reservation.upTo(), Math::max);
+            }
             for (RunLease lease : batch.leases()) {
                 if (runs.containsKey(lease.runId())) {
                     leases.put(lease.runId(), lease);

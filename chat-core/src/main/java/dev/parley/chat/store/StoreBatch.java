@@ -6,10 +6,12 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
- * id), events to append, threads to touch, clarifies to insert and run leases to set. The engine's batch writer gathers
+ * id), events to append, threads to touch, clarifies to insert, run leases to set and seq reservations to
+ * raise (as {@link ChatStore#reserveSeq}: never lowered). The engine's batch writer gathers
  * many runs' work into one batch so that the hot path never waits for a commit per event.
  *
  * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
@@ -20,7 +22,15 @@ public record StoreBatch(
         List<Message> messages,
         List<RunEvent> events,
         List<PendingClarify> clarifies,
-        List<RunLease> leases) {
+        List<RunLease> leases,
+        List<SeqReservation> reservations) {
+
+    /** Raise a run's seq reservation mark to {@code upTo} (see {@link ChatStore#reserveSeq}). */
+    public record SeqReservation(String runId, long upTo) {
+        public SeqReservation {
+            Objects.requireNonNull(runId, "runId");
+        }
+    }
 
     public StoreBatch {
         threadTouches = List.copyOf(threadTouches);
@@ -29,11 +39,12 @@ public record StoreBatch(
         events = List.copyOf(events);
         clarifies = List.copyOf(clarifies);
         leases = List.copyOf(leases);
+        reservations = List.copyOf(reservations);
     }
 
     public boolean isEmpty() {
         return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty()
-                && leases.isEmpty();
+                && leases.isEmpty() && reservations.isEmpty();
     }
 
     public static Builder builder() {
@@ -48,6 +59,7 @@ public record StoreBatch(
         private final List<RunEvent> events = new ArrayList<>();
         private final List<PendingClarify> clarifies = new ArrayList<>();
         private final List<RunLease> leases = new ArrayList<>();
+        private final List<SeqReservation> reservations = new ArrayList<>();
 
         public Builder touch(ThreadTouch touch) {
             threadTouches.add(touch);
@@ -90,8 +102,14 @@ public record StoreBatch(
             return this;
         }
 
+        /** Raises a run's seq reservation mark, in the same transaction as the rest. */
+        public Builder reserveSeq(String runId, long upTo) {
+            reservations.add(new SeqReservation(runId, upTo));
+            return this;
+        }
+
         public StoreBatch build() {
-            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases);
+            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases, reservations);
         }
     }
 }

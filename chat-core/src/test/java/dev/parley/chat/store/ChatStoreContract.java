@@ -357,6 +357,13 @@ public abstract class ChatStoreContract {
         assertThat(store.reservedSeq("r")).isEqualTo(4096);
         store.reserveSeq("r", 8192);
         assertThat(store.reservedSeq("r")).isEqualTo(8192);
+
+        store.write(StoreBatch.builder().reserveSeq("r", 5000).build());
+        assertThat(store.reservedSeq("r")).as("a batch never lowers the mark either").isEqualTo(8192);
+        store.write(StoreBatch.builder().event(new RunEvent("r", 1, T0.toEpochMilli(), new AgentStreamEvent.TextDelta("m", "x")))
+                .reserveSeq("r", 70_000).build());
+        assertThat(store.reservedSeq("r")).as("raised with the batch's events").isEqualTo(70_000);
+        assertThat(store.lastSeq("r")).isEqualTo(1);
     }
 
     // ------------------------------------------------------------------ clarifies

@@ -59,7 +59,13 @@ public final class ActiveRun {
     // guarded by this
     private Run run;
     private long lastSeq;
+    /** The store's reservation mark as known stored: no event above it may be published. */
     private long reservedSeq;
+    /** The mark asked of the batch writer and not yet stored (0: none asked). */
+    private long requestedReservation;
+    /** The mark to put into the next batch (0: none). */
+    private long pendingReservation;
+    private int synchronousReservations;
     private boolean terminalAppended;
     private long syncSeq;
     private List<RunEvent> pendingEvents = new ArrayList<>();
@@ -264,10 +270,7 @@ public final class ActiveRun {
                 return null;
             }
             long seq = lastSeq + 1;
-            if (seq > reservedSeq) {
-                reservedSeq = seq + EngineContext.SEQ_RESERVATION_BLOCK;
-                ctx.store.reserveSeq(runId, reservedSeq);
-            }
+            reserveAhead(seq);
             lastSeq = seq;
             RunStatus before = reducer.status();
             logged = new RunEvent(runId, seq, ctx.clock.millis(), event);
@@ -317,6 +320,29 @@ public final class ActiveRun {
             }
         }
         return logged;
+    }
+
+    /**
+     * Makes sure the store's reservation mark covers {@code seq} before the event can be seen, so that
+     * after a crash new events are numbered above anything a client holds. Normally the next block is
+     * asked of the batch writer well ahead; only a run's first event, or a writer a whole block behind,
+     * waits for the store here. Called holding this run's monitor.
+     */
+    private void reserveAhead(long seq) {
+        if (seq > reservedSeq) {
+            long upTo = seq + EngineContext.SEQ_RESERVATION_BLOCK;
+            ctx.store.reserveSeq(runId, upTo);
+            reservedSeq = upTo;
+            synchronousReservations++;
+        } else if (reservedSeq - seq < EngineContext.SEQ_RESERVATION_BLOCK / 2 && requestedReservation <= reservedSeq) {
+            requestedReservation = reservedSeq + EngineContext.SEQ_RESERVATION_BLOCK;
+            pendingReservation = requestedReservation;
+        }
+    }
+
+    /** How often this run's event path waited for a seq reservation (the first event's included). */
+    synchronized int synchronousReservations() {
+        return synchronousReservations;
     }
 
     private void publish(boolean statusChanged) {
@@ -501,14 +527,22 @@ public final class ActiveRun {
 
     // ------------------------------------------------------------------ the batch writer's side
 
-    /** What one run gave to a batch. */
-    record Drained(long lastSeq, boolean stillDirty) {
+    /**
+     * What one run gave to a batch.
+     *
+     * @param lastSeq the newest event in the batch, 0 if none
+     * @param reservedUpTo the seq reservation mark in the batch, 0 if none
+     */
+    record Drained(long lastSeq, long reservedUpTo, boolean stillDirty) {
+        boolean storesProgress() {
+            return lastSeq > 0 || reservedUpTo > 0;
+        }
     }
 
     /** Moves this run's pending work into a batch (called by the batch writer). */
     synchronized Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
         if (abandoned) {
-            return new Drained(0, false);
+            return new Drained(0, 0, false);
         }
         long last = 0;
         if (!pendingEvents.isEmpty()) {
@@ -535,12 +569,24 @@ public final class ActiveRun {
             batch.touch(touch);
         }
         pendingTouches.clear();
-        return new Drained(last, reducer.hasChanges());
+        long reservation = pendingReservation;
+        if (reservation > 0) {
+            batch.reserveSeq(runId, reservation);
+            pendingReservation = 0;
+        }
+        return new Drained(last, reservation, reducer.hasChanges());
     }
 
-    /** The store holds this run's events up to {@code seq}. */
-    void flushed(long seq) {
-        runLog.flushed(seq);
+    /** The store committed what this run gave to a batch. */
+    void stored(Drained drained) {
+        if (drained.reservedUpTo() > 0) {
+            synchronized (this) {
+                reservedSeq = Math.max(reservedSeq, drained.reservedUpTo());
+            }
+        }
+        if (drained.lastSeq() > 0) {
+            runLog.flushed(drained.lastSeq());
+        }
     }
 
     private Run currentRecord() {

@@ -44,9 +44,9 @@ public final class BatchWriter implements AutoCloseable {
     private final Thread flusher;
     private volatile boolean closed;
 
-    /** A batch whose write failed, with the seqs it stores per run; retried first. */
+    /** A batch whose write failed, with what it stores per run; retried first. */
     private @Nullable StoreBatch failedBatch;
-    private Map<ActiveRun, Long> failedSeqs = Map.of();
+    private Map<ActiveRun, ActiveRun.Drained> failedSeqs = Map.of();
 
     BatchWriter(ChatStore store, EngineLimits limits, Clock clock, RunCoordinator coordinator) {
         this.coordinator = coordinator;
@@ -109,14 +109,14 @@ public final class BatchWriter implements AutoCloseable {
                 failedSeqs = Map.of();
             }
             StoreBatch.Builder batch = StoreBatch.builder();
-            Map<ActiveRun, Long> seqs = new LinkedHashMap<>();
+            Map<ActiveRun, ActiveRun.Drained> seqs = new LinkedHashMap<>();
             List<ActiveRun> runs = new ArrayList<>(dirty);
             long now = clock.millis();
             for (ActiveRun run : runs) {
                 dirty.remove(run);
                 ActiveRun.Drained drained = run.drainForFlush(batch, now);
-                if (drained.lastSeq() > 0) {
-                    seqs.put(run, drained.lastSeq());
+                if (drained.storesProgress()) {
+                    seqs.put(run, drained);
                 }
                 if (drained.stillDirty()) {
                     dirty.add(run);
@@ -135,7 +135,7 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    private boolean write(StoreBatch batch, Map<ActiveRun, Long> seqs) {
+    private boolean write(StoreBatch batch, Map<ActiveRun, ActiveRun.Drained> seqs) {
         try {
             store.write(batch);
         } catch (RuntimeException e) {
@@ -144,9 +144,11 @@ public final class BatchWriter implements AutoCloseable {
             return false;
         }
         Map<String, Long> progress = new LinkedHashMap<>();
-        for (Map.Entry<ActiveRun, Long> entry : seqs.entrySet()) {
-            entry.getKey().flushed(entry.getValue());
-            progress.put(entry.getKey().runId(), entry.getValue());
+        for (Map.Entry<ActiveRun, ActiveRun.Drained> entry : seqs.entrySet()) {
+            entry.getKey().stored(entry.getValue());
+            if (entry.getValue().lastSeq() > 0) {
+                progress.put(entry.getKey().runId(), entry.getValue().lastSeq());
+            }
         }
         if (!progress.isEmpty()) {
             try {

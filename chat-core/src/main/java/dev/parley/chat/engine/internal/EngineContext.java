@@ -21,8 +21,12 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class EngineContext {
     /** How many of a run's newest events stay in memory after they are stored. */
     static final int RING_CAPACITY = 1024;
-    /** How far ahead of the newest seq the store's reservation mark is moved. */
-    static final int SEQ_RESERVATION_BLOCK = 4096;
+    /**
+     * How far ahead of the newest seq the store's reservation mark is moved. A run asks for the next
+     * block through the batch writer once half of the current one is used, so the event path only waits
+     * for the store at a run's first event, or when the writer is this far behind.
+     */
+    static final int SEQ_RESERVATION_BLOCK = 65_536;
 
     final ChatStore store;
     final RuntimeAdapter runtime;

@@ -2,6 +2,7 @@ package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.engine.BatchingSubscriber;
 import dev.parley.chat.engine.SlowConsumerException;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
@@ -191,6 +192,15 @@ final class LiveSubscription implements Flow.Subscription {
             }
             if (event.event().isTerminal()) {
                 terminate(null);
+                return true;
+            }
+        }
+        if (target instanceof BatchingSubscriber<?> batching && !cancelled) {
+            try {
+                batching.onBatchEnd();
+            } catch (RuntimeException e) {
+                log.warn("A subscriber of run {} threw from onBatchEnd; cancelling it", runId, e);
+                cancel();
                 return true;
             }
         }

@@ -185,6 +185,7 @@ public final class JdbiChatStore implements ChatStore {
                     insertEvents(h, encoded.events());
                     insertClarifies(h, encoded.clarifies());
                     setLeases(h, batch.leases());
+                    reserveSeqs(h, batch.reservations());
                     return null;
                 });
     }
@@ -536,12 +537,21 @@ public final class JdbiChatStore implements ChatStore {
                 .orElse(0L));
     }
 
+    private static void reserveSeqs(Handle h, List<StoreBatch.SeqReservation> reservations) {
+        for (StoreBatch.SeqReservation reservation : reservations) {
+            h.createUpdate(Sql.RESERVE_SEQ)
+                    .bind("runId", reservation.runId())
+                    .bind("upTo", reservation.upTo())
+                    .execute();
+        }
+    }
+
     @Override
     public void reserveSeq(String runId, long upTo) {
-        db.write("reserving seqs", h -> h.createUpdate(Sql.RESERVE_SEQ)
-                .bind("runId", runId)
-                .bind("upTo", upTo)
-                .execute());
+        db.write("reserving seqs", h -> {
+            reserveSeqs(h, List.of(new StoreBatch.SeqReservation(runId, upTo)));
+            return null;
+        });
     }
 
     @Override

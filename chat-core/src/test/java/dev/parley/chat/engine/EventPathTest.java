@@ -1,0 +1,154 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** What the event path asks of the store, and how it hands events to subscribers. */
+class EventPathTest extends EngineTestSupport {
+
+    /** Counts the store's synchronous seq reservations. */
+    private static ChatStore countingReservations(ChatStore delegate, AtomicInteger calls) {
+        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), new Class<?>[] {ChatStore.class},
+                (target, method, args) -> {
+                    if (method.getName().equals("reserveSeq")) {
+                        calls.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(delegate, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void aLongRunWaitsForASeqReservationOnlyAtItsFirstEventAndNeverShowsAnUnreservedSeq() throws Exception {
+        InMemoryChatStore inner = new InMemoryChatStore();
+        AtomicInteger synchronousReservations = new AtomicInteger();
+        store = countingReservations(inner, synchronousReservations);
+        int deltas = 150_000;
+        CountDownLatch subscribed = new CountDownLatch(1);
+        ScriptedRuntime.Script many = Scripts.manyDeltas(deltas);
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            subscribed.await(10, TimeUnit.SECONDS);
+            many.play(request, p);
+        }), b -> b.limits(EngineLimits.defaults().withMaxPendingEvents(10_000)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, threadId, StartRun.of("go")).runId();
+
+        List<String> unreserved = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicInteger seen = new AtomicInteger();
+        engine.subscribe(ALICE, runId, 0).subscribe(new Flow.Subscriber<RunEvent>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(RunEvent event) {
+                seen.incrementAndGet();
+                long reserved = inner.reservedSeq(runId);
+                if (reserved < event.seq()) {
+                    unreserved.add("seq " + event.seq() + " seen with the mark at " + reserved);
+                }
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                unreserved.add("failed: " + error);
+                done.countDown();
+            }
+
+            @Override
+            public void onComplete() {
+                done.countDown();
+            }
+        });
+        subscribed.countDown();
+        assertThat(done.await(60, TimeUnit.SECONDS)).as("the run's events all arrive").isTrue();
+        awaitRun(engine, runId, RunStatus.SUCCEEDED);
+
+        assertThat(unreserved).as("a client never holds a seq a restart could hand out again").isEmpty();
+        assertThat(seen.get()).isGreaterThan(deltas);
+        long lastSeq = Await.until(() -> inner.lastSeq(runId), last -> last == seen.get(), "every event stored");
+        assertThat(synchronousReservations.get()).as("only the first event waits for a reservation").isEqualTo(1);
+        assertThat(inner.reservedSeq(runId)).as("later blocks came with the batches").isGreaterThan(lastSeq);
+    }
+
+    @Test
+    void aBatchingSubscriberHearsTheEndOfEveryBurstButNotAfterTheLastEvent() throws Exception {
+        CountDownLatch subscribed = new CountDownLatch(1);
+        ScriptedRuntime.Script many = Scripts.manyDeltas(5_000);
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            subscribed.await(10, TimeUnit.SECONDS);
+            many.play(request, p);
+        }));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, threadId, StartRun.of("go")).runId();
+
+        List<String> signals = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(1);
+        engine.subscribe(ALICE, runId, 0).subscribe(new BatchingSubscriber<RunEvent>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(RunEvent event) {
+                signals.add(event.event().isTerminal() ? "terminal" : "event");
+            }
+
+            @Override
+            public void onBatchEnd() {
+                signals.add("end");
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                signals.add("error");
+                done.countDown();
+            }
+
+            @Override
+            public void onComplete() {
+                signals.add("complete");
+                done.countDown();
+            }
+        });
+        subscribed.countDown();
+        assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+
+        List<String> all = List.copyOf(signals);
+        assertThat(all.subList(all.size() - 2, all.size())).containsExactly("terminal", "complete");
+        assertThat(all).filteredOn("end"::equals).isNotEmpty();
+        int burst = 0;
+        for (String signal : all) {
+            if (signal.equals("end")) {
+                assertThat(burst).as("a burst holds events, and no more than the delivery batch").isBetween(1, 256);
+                burst = 0;
+            } else {
+                burst++;
+            }
+        }
+        assertThat(all).filteredOn("event"::equals).hasSizeGreaterThanOrEqualTo(5_000);
+    }
+}
