@@ -171,6 +171,9 @@ public final class JdbiChatStore implements ChatStore {
 
     // ------------------------------------------------------------------ the batched write
 
+    /** Events per array insert: bounds one statement's size when the writer catches up a long backlog. */
+    private static final int EVENTS_PER_STATEMENT = 4096;
+
     @Override
     public void write(StoreBatch batch) {
         if (batch.isEmpty()) {
@@ -325,8 +328,15 @@ public final class JdbiChatStore implements ChatStore {
         statement.execute();
     }
 
-    private static void insertEvents(Handle h, List<EncodedEvent> events) {
+    private void insertEvents(Handle h, List<EncodedEvent> events) {
         if (events.isEmpty()) {
+            return;
+        }
+        Dialect dialect = db.dialect();
+        if (dialect.insertsEventsAsArrays()) {
+            for (int from = 0; from < events.size(); from += EVENTS_PER_STATEMENT) {
+                insertEventArrays(h, dialect, events.subList(from, Math.min(events.size(), from + EVENTS_PER_STATEMENT)));
+            }
             return;
         }
         PreparedBatch statement = h.prepareBatch(Sql.INSERT_EVENT);
@@ -340,6 +350,30 @@ public final class JdbiChatStore implements ChatStore {
                     .add();
         }
         statement.execute();
+    }
+
+    private static void insertEventArrays(Handle h, Dialect dialect, List<EncodedEvent> events) {
+        int n = events.size();
+        String[] runIds = new String[n];
+        Long[] seqs = new Long[n];
+        Long[] createdAts = new Long[n];
+        String[] types = new String[n];
+        String[] payloads = new String[n];
+        for (int i = 0; i < n; i++) {
+            RunEvent event = events.get(i).event();
+            runIds[i] = dialect.storableText(event.runId());
+            seqs[i] = event.seq();
+            createdAts[i] = event.timestamp();
+            types[i] = dialect.storableText(event.type());
+            payloads[i] = events.get(i).payload();
+        }
+        h.createUpdate(Sql.INSERT_EVENTS_UNNEST)
+                .bindArray("runIds", String.class, (Object[]) runIds)
+                .bindArray("seqs", Long.class, (Object[]) seqs)
+                .bindArray("createdAts", Long.class, (Object[]) createdAts)
+                .bindArray("types", String.class, (Object[]) types)
+                .bindArray("payloads", String.class, (Object[]) payloads)
+                .execute();
     }
 
     private static void insertClarifies(Handle h, List<PendingClarify> clarifies) {

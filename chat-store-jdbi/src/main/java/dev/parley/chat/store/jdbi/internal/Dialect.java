@@ -61,10 +61,20 @@ public enum Dialect {
             jdbi.registerArgument(new AbstractArgumentFactory<String>(Types.VARCHAR) {
                 @Override
                 protected Argument build(String value, ConfigRegistry config) {
-                    String stored = value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
+                    String stored = storableText(value);
                     return (position, statement, context) -> statement.setString(position, stored);
                 }
             });
+        }
+
+        @Override
+        public boolean insertsEventsAsArrays() {
+            return true;
+        }
+
+        @Override
+        public String storableText(String value) {
+            return value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
         }
     };
 
@@ -135,6 +145,20 @@ public enum Dialect {
 
     /** Run once when the store starts, after the migrations. */
     public void initialise(Handle handle) {
+    }
+
+    /**
+     * True if a batch of events goes in as one statement over arrays ({@link Sql#INSERT_EVENTS_UNNEST}):
+     * PostgreSQL executes a JDBC batch row by row, a round trip each, about half as fast (measured by the
+     * bench, section 2).
+     */
+    public boolean insertsEventsAsArrays() {
+        return false;
+    }
+
+    /** A text as this database can store it (PostgreSQL's text cannot hold U+0000). */
+    public String storableText(String value) {
+        return value;
     }
 
     /** True if the database takes one writer at a time, so the store serialises its own writes. */

@@ -146,6 +146,11 @@ public final class Sql {
     public static final String INSERT_EVENT = "INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
             + "VALUES (:runId, :seq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING";
 
+    /** PostgreSQL: a batch of events in one statement, one array per column, in the same order. */
+    public static final String INSERT_EVENTS_UNNEST = "INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
+            + "SELECT * FROM unnest(CAST(:runIds AS text[]), CAST(:seqs AS bigint[]), CAST(:createdAts AS bigint[]), "
+            + "CAST(:types AS text[]), CAST(:payloads AS text[])) ON CONFLICT (run_id, seq) DO NOTHING";
+
     /** Hot: a replay page after a cursor (a range of the primary key). */
     public static final String READ_EVENTS = "SELECT seq, created_at, payload FROM parley_run_events "
             + "WHERE run_id = :runId AND seq > :afterSeq ORDER BY seq LIMIT :limit";
