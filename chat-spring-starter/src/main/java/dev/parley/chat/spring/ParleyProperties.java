@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.DoubleTexting;
 import dev.parley.chat.engine.EngineLimits;
 import java.nio.file.Path;
@@ -197,7 +198,7 @@ public class ParleyProperties {
         /** How long a runtime may take to confirm a cancel before the engine ends the run itself. */
         private Duration cancelGracePeriod = Duration.ofSeconds(10);
         /** Threads that deliver events to subscribers (SSE streams write on them). */
-        private int deliveryThreads = 8;
+        private int deliveryThreads = ChatEngine.Builder.DEFAULT_DELIVERY_THREADS;
 
         public DoubleTexting getDoubleTexting() {
             return doubleTexting;
