@@ -53,6 +53,24 @@ class BridgeMappingTest extends AdapterTestSupport {
     }
 
     @Test
+    void deltaFramesOfEveryShapeMapAsTheProtocolSays() {
+        wiremock.stubFor(post("/run").willReturn(sse("bridge/delta-shapes.sse")));
+
+        List<AgentStreamEvent> events = StreamCollector.collect(adapter().generateResponse(request()));
+
+        assertThat(events).containsExactly(
+                new AgentStreamEvent.RuntimeSession("hs-1", false),
+                new AgentStreamEvent.ThinkingDelta("r1:thinking:2", "a"),
+                new AgentStreamEvent.ThinkingDelta("r1:thinking:2", "b"),
+                new AgentStreamEvent.TextDelta("r1:answer", "c"),
+                new AgentStreamEvent.TextDelta("r1:answer", "7"),
+                new AgentStreamEvent.TextDelta("r1:answer", ""),
+                new AgentStreamEvent.TextDelta("r1:answer", "d"),
+                new AgentStreamEvent.TextDelta("r1:answer", "e"),
+                new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+    }
+
+    @Test
     void anErrorFrameEndsTheRunFailedWithItsCodeKeepingWhatCameBefore() {
         wiremock.stubFor(post("/run").willReturn(sse("bridge/error.sse")));
 
