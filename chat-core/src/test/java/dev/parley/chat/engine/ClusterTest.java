@@ -13,10 +13,14 @@ import dev.parley.chat.testing.InProcessCoordinators;
 import dev.parley.chat.testing.RunFollower;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
+import dev.parley.chat.store.ChatStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,6 +68,39 @@ class ClusterTest extends EngineTestSupport {
 
         EventCollector fromB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitDone();
         assertThat(fromB.events()).isEqualTo(received);
+    }
+
+    /**
+     * A run's end is committed between a subscriber's two reads (events after its cursor: none yet; the
+     * run: finished). The subscriber must read again, not end without the events committed with the end.
+     */
+    @Test
+    void aSubscriberThatSeesTheRunEndAfterAnEmptyReadReadsTheEventsCommittedWithIt() {
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.instant("Done.")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        awaitRunVia(a, ticket.runId(), RunStatus.SUCCEEDED);
+        AtomicBoolean endNotYetCommitted = new AtomicBoolean(true);
+        ChatStore raced = (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
+                new Class<?>[] {ChatStore.class}, (target, method, args) -> {
+                    if (method.getName().equals("readEvents") && endNotYetCommitted.getAndSet(false)) {
+                        return List.of();
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), raced);
+
+        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitDone();
+
+        assertThat(endNotYetCommitted).isFalse();
+        assertThat(onB.events()).isNotEmpty()
+                .isEqualTo(EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0))
+                        .awaitDone().events());
+        assertThat(onB.events().get(onB.events().size() - 1).event().isTerminal()).isTrue();
     }
 
     @Test

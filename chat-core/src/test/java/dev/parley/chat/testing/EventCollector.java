@@ -86,7 +86,9 @@ public final class EventCollector implements Flow.Subscriber<RunEvent> {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (events.size() < count) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("only " + events.size() + " of " + count + " events arrived");
+                throw new AssertionError("only " + events.size() + " of " + count + " events arrived"
+                        + (completed ? " (the subscription completed)" : "")
+                        + (error.get() != null ? " (the subscription failed: " + error.get() + ")" : ""));
             }
             try {
                 Thread.sleep(2);

@@ -25,7 +25,12 @@ public final class RunFollower {
         while (received.isEmpty() || !received.get(received.size() - 1).event().isTerminal()) {
             ChatEngine via = instances.get(random.nextInt(instances.size()));
             EventCollector part = EventCollector.unbounded().subscribeTo(via.subscribe(ownerId, runId, cursor));
-            part.awaitCount(1);
+            try {
+                part.awaitCount(1);
+            } catch (AssertionError e) {
+                throw new AssertionError("following run " + runId + " through instance " + instances.indexOf(via)
+                        + " after seq " + cursor + ": " + e.getMessage(), e);
+            }
             try {
                 Thread.sleep(random.nextInt(maxPauseMillis));
             } catch (InterruptedException e) {

@@ -251,8 +251,13 @@ final class LiveSubscription implements Flow.Subscription {
             return new Fetch(stored, false, false);
         }
         Optional<Run> run = ctx.store.findRun(runId);
-        if (run.isEmpty() || run.get().status().isTerminal()) {
+        if (run.isEmpty()) {
             return Fetch.FINISHED;
+        }
+        if (run.get().status().isTerminal()) {
+            // the run's end may have been committed between the two reads: its events are stored with it
+            stored = ctx.store.readEvents(runId, cursor, Math.min(max, ctx.limits.replayPageSize()));
+            return stored.isEmpty() ? Fetch.FINISHED : new Fetch(stored, false, false);
         }
         ctx.remoteTails.computeIfAbsent(runId, k -> java.util.concurrent.ConcurrentHashMap.newKeySet()).add(this);
         return Fetch.POLL;
