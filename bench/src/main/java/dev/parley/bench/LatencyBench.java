@@ -32,7 +32,8 @@ final class LatencyBench {
     /** Samples slower than this are checked against the GC pauses. */
     static final long TAIL_MICROS = 5_000;
     /** ChatEngine's default number of delivery threads. */
-    static final int DEFAULT_DELIVERY = Math.max(2, Runtime.getRuntime().availableProcessors());
+    /** The engine's delivery pool before it defaulted to 16 threads: section 3 shows why it changed. */
+    static final int OLD_DEFAULT_DELIVERY = 2;
     private static final long HIGHEST_MICROS = 3_600_000_000L;
 
     /** The latencies of one configuration. */
@@ -124,7 +125,7 @@ final class LatencyBench {
         int events = env.options.latencyEventsPerRun;
         double rate = env.options.latencyRate;
         System.out.println("== 3. Added latency: " + runs + " runs × " + Fmt.num(rate) + " events/s each, " + events
-                + " events per run, " + env.options.rounds + " rounds (limit, in-memory, SQLite, in-memory with 16 delivery threads, "
+                + " events per run, " + env.options.rounds + " rounds (limit, in-memory, SQLite, in-memory with " + OLD_DEFAULT_DELIVERY + " delivery threads, "
                 + "in turn)");
         FrameTap tap = new FrameTap(events);
         try (BridgeSimulator simulator = Env.simulator(rate, 4L * runs * (events + 10))) {
@@ -136,7 +137,7 @@ final class LatencyBench {
                 limit(simulator, warmRuns, warmEvents);
                 round(adapter, tap, InMemoryChatStore::new, warmRuns, warmEvents);
                 round(adapter, tap, () -> env.databases.newSqliteStore("latency"), warmRuns, warmEvents);
-                List<String> keys = new ArrayList<>(List.of("limit", "memory", "sqlite", "memory-d16"));
+                List<String> keys = new ArrayList<>(List.of("limit", "memory", "sqlite", "memory-d2"));
                 keys.retainAll(env.options.latencyConfigs);
                 for (String key : keys) {
                     results.put(key, new Result());
@@ -145,7 +146,7 @@ final class LatencyBench {
                     for (String key : keys) {
                         Env.settle();
                         Result one = key.equals("limit") ? limit(simulator, runs, events)
-                                : key.equals("memory-d16") ? round(adapter, tap, InMemoryChatStore::new, runs, events, 16)
+                                : key.equals("memory-d2") ? round(adapter, tap, InMemoryChatStore::new, runs, events, OLD_DEFAULT_DELIVERY)
                                 : round(adapter, tap, key.equals("memory") ? InMemoryChatStore::new
                                         : () -> env.databases.newSqliteStore("latency"), runs, events);
                         results.get(key).merge(one);
@@ -333,19 +334,20 @@ final class LatencyBench {
                 continue;
             }
             Result res = e.getValue();
-            boolean diagnostic = e.getKey().equals("memory-d16");
+            boolean diagnostic = e.getKey().equals("memory-d2");
             String id = e.getKey().equals("memory") ? "3a" : e.getKey().equals("sqlite") ? "3b" : "3c";
             String store = e.getKey().equals("sqlite") ? "SQLite store" : "in-memory store";
             double added = res.p99s.median() - limit.p99s.median();
             double own = res.afterRead.getValueAtPercentile(99) / 1000.0;
-            r.row(id, (diagnostic ? "(diagnostic) 3a with deliveryThreads(16) instead of the default " + DEFAULT_DELIVERY + ", " : "")
+            r.row(id, (diagnostic ? "(diagnostic) 3a with deliveryThreads(" + OLD_DEFAULT_DELIVERY + "), the engine's old default, instead of "
+                    + ChatEngine.Builder.DEFAULT_DELIVERY_THREADS + ", " : "")
                     + "added latency, " + runs + " runs × " + Fmt.num(rate) + " ev/s, " + store
                     + ": adapter's socket read → subscriber (and frame produced → subscriber)",
                     "p99 " + Fmt.ms(own) + " (per round " + res.afterReadP99s.describe("ms") + "); frame → subscriber p99 per round "
                             + res.p99s.describe("ms") + ", i.e. " + Fmt.ms(added) + " over the limit's",
                     "p99 ≤ 5 ms added", Fmt.ratio(own / 5.0),
                     diagnostic ? Report.Verdict.INFO : own <= 5.0 ? Report.Verdict.MET : Report.Verdict.MISSED);
-            r.note(id + " (" + store + (diagnostic ? ", 16 delivery threads" : "") + "): " + res.total.getTotalCount()
+            r.note(id + " (" + store + (diagnostic ? ", " + OLD_DEFAULT_DELIVERY + " delivery threads" : "") + "): " + res.total.getTotalCount()
                     + " samples (" + res.missing + " without a frame time); from the adapter's socket read to the subscriber "
                     + Result.describe(res.afterRead) + "; without each run's first " + STARTUP_EVENTS + " events "
                     + Result.describe(res.steady) + "; " + res.tailNote() + "; CPU per event (last round): " + res.cpu

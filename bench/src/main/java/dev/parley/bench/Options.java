@@ -29,7 +29,7 @@ final class Options {
     /** The relay configurations to run (a, a2, b, c, d, e, f); all by default. */
     Set<String> relayConfigs = new LinkedHashSet<>(List.of("a", "a2", "b", "c", "d", "e", "f"));
     /** The latency configurations to run (limit, memory, sqlite); all by default. */
-    Set<String> latencyConfigs = new LinkedHashSet<>(List.of("limit", "memory", "sqlite", "memory-d16"));
+    Set<String> latencyConfigs = new LinkedHashSet<>(List.of("limit", "memory", "sqlite", "memory-d2"));
     /** The open-streams hosts to measure (tomcat: the starter's endpoint; netty: ParleyFlux on WebFlux). */
     Set<String> streamHosts = new LinkedHashSet<>(List.of("tomcat", "netty"));
 
