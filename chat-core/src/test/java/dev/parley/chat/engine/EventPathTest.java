@@ -39,7 +39,7 @@ class EventPathTest extends EngineTestSupport {
     }
 
     @Test
-    void aLongRunWaitsForASeqReservationOnlyAtItsFirstEventAndNeverShowsAnUnreservedSeq() throws Exception {
+    void aLongRunNeverWaitsForASeqReservationAndNeverShowsAnUnreservedSeq() throws Exception {
         InMemoryChatStore inner = new InMemoryChatStore();
         AtomicInteger synchronousReservations = new AtomicInteger();
         store = countingReservations(inner, synchronousReservations);
@@ -89,7 +89,7 @@ class EventPathTest extends EngineTestSupport {
         assertThat(unreserved).as("a client never holds a seq a restart could hand out again").isEmpty();
         assertThat(seen.get()).isGreaterThan(deltas);
         long lastSeq = Await.until(() -> inner.lastSeq(runId), last -> last == seen.get(), "every event stored");
-        assertThat(synchronousReservations.get()).as("only the first event waits for a reservation").isEqualTo(1);
+        assertThat(synchronousReservations.get()).as("no event waits for a reservation").isZero();
         assertThat(inner.reservedSeq(runId)).as("later blocks came with the batches").isGreaterThan(lastSeq);
     }
 

@@ -324,9 +324,10 @@ public final class ActiveRun {
 
     /**
      * Makes sure the store's reservation mark covers {@code seq} before the event can be seen, so that
-     * after a crash new events are numbered above anything a client holds. Normally the next block is
-     * asked of the batch writer well ahead; only a run's first event, or a writer a whole block behind,
-     * waits for the store here. Called holding this run's monitor.
+     * after a crash new events are numbered above anything a client holds. The next block is asked of
+     * the batch writer as soon as less than a block is left; only a writer a whole block behind (or a
+     * run taken over from another instance) makes the event path wait for the store here. Called
+     * holding this run's monitor.
      */
     private void reserveAhead(long seq) {
         if (seq > reservedSeq) {
@@ -334,13 +335,13 @@ public final class ActiveRun {
             ctx.store.reserveSeq(runId, upTo);
             reservedSeq = upTo;
             synchronousReservations++;
-        } else if (reservedSeq - seq < EngineContext.SEQ_RESERVATION_BLOCK / 2 && requestedReservation <= reservedSeq) {
+        } else if (reservedSeq - seq < EngineContext.SEQ_RESERVATION_BLOCK && requestedReservation <= reservedSeq) {
             requestedReservation = reservedSeq + EngineContext.SEQ_RESERVATION_BLOCK;
             pendingReservation = requestedReservation;
         }
     }
 
-    /** How often this run's event path waited for a seq reservation (the first event's included). */
+    /** How often this run's event path waited for a seq reservation. */
     synchronized int synchronousReservations() {
         return synchronousReservations;
     }

@@ -22,11 +22,12 @@ public final class EngineContext {
     /** How many of a run's newest events stay in memory after they are stored. */
     static final int RING_CAPACITY = 1024;
     /**
-     * How far ahead of the newest seq the store's reservation mark is moved. A run asks for the next
-     * block through the batch writer once half of the current one is used, so the event path only waits
-     * for the store at a run's first event, or when the writer is this far behind.
+     * How far ahead of the newest seq the store's reservation mark is moved. A new run's first block is
+     * stored with the run; later, whenever less than a block is left, the next block rides in the batch
+     * writer's next batch. So the event path waits for the store only when the writer is a whole block
+     * behind (or after a take-over).
      */
-    static final int SEQ_RESERVATION_BLOCK = 65_536;
+    static final int SEQ_RESERVATION_BLOCK = 131_072;
 
     final ChatStore store;
     final RuntimeAdapter runtime;

@@ -96,8 +96,10 @@ public final class RunManager {
                 throw ChatException.conflict("the thread's active run is held by another host instance");
             }
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
-            created = new ActiveRun(ctx, toStore, initialMessages, 0, 0, this::onFinished);
-            StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch);
+            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK,
+                    this::onFinished);
+            StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch)
+                    .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK);
             if (ctx.clustered()) {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
