@@ -9,6 +9,7 @@ import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.spring.HttpSupport.Reply;
 import dev.parley.chat.spring.HttpSupport.SseEvent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.codec.ServerSentEvent;
 
 /** The REST + SSE endpoints on a real Tomcat over loopback. */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
@@ -304,4 +306,22 @@ class ChatHttpTest {
                 .isSorted().doesNotHaveDuplicates();
         assertThat(flux.stream(ALICE, runId, "3").filter(e -> e.id() != null).blockFirst().id()).isEqualTo("4");
     }
+
+    @Test
+    void theFluxHelperSendsHeartbeatsAndAClientLeavingDoesNotStopTheRun() throws Exception {
+        String runId = startRun(ALICE, newSession(ALICE), "clarify please").get("runId").asText();
+        List<ServerSentEvent<String>> quiet = flux.stream(ALICE, runId, null)
+                .skipUntil(e -> "clarify_request".equals(e.event()))
+                .filter(e -> e.comment() != null)
+                .take(2)
+                .collectList()
+                .block(Duration.ofSeconds(20));
+        assertThat(quiet).extracting(ServerSentEvent::comment).containsExactly("ping", "ping");
+        Thread.sleep(300);
+        awaitState(ALICE, runId, "WAITING_FOR_INPUT");
+        assertThat(http.post(ALICE, "/api/chat/runs/" + runId + "/resume", "{\"clarifyId\":\"ask-1\",\"answer\":\"Rome\"}")
+                .json().get("accepted").asBoolean()).isTrue();
+        awaitState(ALICE, runId, "SUCCEEDED");
+    }
 }
+

@@ -1,0 +1,84 @@
+package dev.parley.chat.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.EngineLimits;
+import dev.parley.chat.engine.NewThread;
+import dev.parley.chat.engine.SlowConsumerException;
+import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import org.springframework.http.codec.ServerSentEvent;
+import reactor.core.publisher.BaseSubscriber;
+
+/** {@link ParleyFlux} on an engine of its own: demand reaches the engine, so a slow reader buffers nothing. */
+class ParleyFluxTest {
+    private static final String ALICE = "alice";
+    private ChatEngine engine;
+
+    @AfterEach
+    void close() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    @Test
+    void aReaderThatStopsRequestingIsCutOffByTheEngineInsteadOfBufferingTheRun() throws Exception {
+        engine = ChatEngine.builder().store(new InMemoryChatStore())
+                .runtime(ScriptedRuntime.playing(Scripts.slow(400, 1)))
+                .limits(EngineLimits.defaults().withSubscriberLagLimit(20)).build();
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, thread, StartRun.of("go")).runId();
+        List<ServerSentEvent<String>> received = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch ended = new CountDownLatch(1);
+
+        new ParleyFlux(engine, Duration.ofSeconds(30)).stream(ALICE, runId, null).subscribe(new BaseSubscriber<>() {
+            @Override
+            protected void hookOnSubscribe(Subscription subscription) {
+                subscription.request(1);
+            }
+
+            @Override
+            protected void hookOnNext(ServerSentEvent<String> event) {
+                received.add(event);
+            }
+
+            @Override
+            protected void hookOnError(Throwable error) {
+                failure.set(error);
+                ended.countDown();
+            }
+
+            @Override
+            protected void hookOnComplete() {
+                ended.countDown();
+            }
+        });
+
+        assertThat(ended.await(20, TimeUnit.SECONDS)).as("the stream ends").isTrue();
+        assertThat(failure.get()).isInstanceOf(SlowConsumerException.class);
+        assertThat(received).hasSize(1);
+    }
+
+    @Test
+    void aHeartbeatThatIsNotPositiveIsRefused() {
+        engine = ChatEngine.builder().store(new InMemoryChatStore())
+                .runtime(ScriptedRuntime.playing(Scripts.instant("hi"))).build();
+        assertThatThrownBy(() -> new ParleyFlux(engine, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heartbeat");
+    }
+}
