@@ -27,6 +27,8 @@ import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
+import dev.parley.chat.testing.SteppingClock;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -570,7 +572,8 @@ class ChatEngineTest extends EngineTestSupport {
 
     @Test
     void threadsAreListedUpdatedAndDeleted() {
-        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")),
+                b -> b.clock(new SteppingClock(Instant.parse("2026-01-01T00:00:00Z"))));
         ChatThread a = engine.createThread(ALICE, new NewThread("first", null, null));
         ChatThread b = engine.createThread(ALICE, NewThread.empty());
         RunTicket ticket = engine.startRun(ALICE, a.id(), StartRun.of("make me newest"));
