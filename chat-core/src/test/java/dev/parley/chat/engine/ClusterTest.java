@@ -10,12 +10,11 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.FailingStore;
 import dev.parley.chat.testing.InProcessCoordinators;
+import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.RunFollower;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import dev.parley.chat.store.ChatStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,17 +80,8 @@ class ClusterTest extends EngineTestSupport {
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
         awaitRunVia(a, ticket.runId(), RunStatus.SUCCEEDED);
         AtomicBoolean endNotYetCommitted = new AtomicBoolean(true);
-        ChatStore raced = (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(),
-                new Class<?>[] {ChatStore.class}, (target, method, args) -> {
-                    if (method.getName().equals("readEvents") && endNotYetCommitted.getAndSet(false)) {
-                        return List.of();
-                    }
-                    try {
-                        return method.invoke(store, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        ChatStore raced = InterceptedStore.of(store, (method, args, proceed) ->
+                method.equals("readEvents") && endNotYetCommitted.getAndSet(false) ? List.of() : proceed.call());
         ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), raced);
 
         EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitDone();

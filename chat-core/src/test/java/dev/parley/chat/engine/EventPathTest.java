@@ -7,10 +7,9 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -25,17 +24,12 @@ class EventPathTest extends EngineTestSupport {
 
     /** Counts the store's synchronous seq reservations. */
     private static ChatStore countingReservations(ChatStore delegate, AtomicInteger calls) {
-        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), new Class<?>[] {ChatStore.class},
-                (target, method, args) -> {
-                    if (method.getName().equals("reserveSeq")) {
-                        calls.incrementAndGet();
-                    }
-                    try {
-                        return method.invoke(delegate, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return InterceptedStore.of(delegate, (method, args, proceed) -> {
+            if (method.equals("reserveSeq")) {
+                calls.incrementAndGet();
+            }
+            return proceed.call();
+        });
     }
 
     @Test

@@ -3,8 +3,6 @@ package dev.parley.chat.testing;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.store.ChatStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,27 +12,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * as in a partial outage.
  */
 public final class FailingStore {
-    private final ChatStore delegate;
     private final Set<String> failing = ConcurrentHashMap.newKeySet();
     private volatile boolean dead;
     private final ChatStore proxy;
 
     public FailingStore(ChatStore delegate) {
-        this.delegate = delegate;
-        this.proxy = (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), new Class<?>[] {ChatStore.class},
-                (target, method, args) -> {
-                    if (method.getName().equals("close")) {
-                        return null;
-                    }
-                    if (dead || failing.contains(method.getName())) {
-                        throw new ChatException(ErrorCode.STORE_FAILURE, "the store is unreachable (" + method.getName() + ")");
-                    }
-                    try {
-                        return method.invoke(this.delegate, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        this.proxy = InterceptedStore.of(delegate, (method, args, proceed) -> {
+            if (method.equals("close")) {
+                return null;
+            }
+            if (dead || failing.contains(method)) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "the store is unreachable (" + method + ")");
+            }
+            return proceed.call();
+        });
     }
 
     /** The store to hand to the engine under test. */

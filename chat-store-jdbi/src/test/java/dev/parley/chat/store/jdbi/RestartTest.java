@@ -25,6 +25,7 @@ import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.FailingStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.time.Duration;
@@ -150,10 +151,10 @@ abstract class RestartTest {
     @Test
     void aRunThatWasRunningWhenTheProcessDiedIsInterruptedAboveItsReservation() {
         JdbiChatStore store1 = store();
-        ProcessDeath death = new ProcessDeath();
+        FailingStore process1 = new FailingStore(store1);
         CountDownLatch stalled = new CountDownLatch(1);
         cleanups.add(stalled::countDown);
-        ChatEngine engine1 = engine(death.wrap(store1), ScriptedRuntime.playing((request, p) -> {
+        ChatEngine engine1 = engine(process1.store(), ScriptedRuntime.playing((request, p) -> {
             p.thinking("1", "Thinking hard.");
             for (String word : List.of("Partial ", "answer ", "so ", "far")) {
                 p.text(word);
@@ -169,7 +170,7 @@ abstract class RestartTest {
         long reserved = store1.reservedSeq(runId);
         assertThat(reserved).as("seqs are reserved ahead of use").isGreaterThan(7);
         assertThat(store1.findRun(runId).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
-        death.kill();
+        process1.kill();
 
         JdbiChatStore store2 = store();
         ChatEngine engine2 = engine(store2, ScriptedRuntime.playing(Scripts.instant("a new answer")));
@@ -197,9 +198,9 @@ abstract class RestartTest {
     @Test
     void aRunWaitingForAnAnswerIsReattachedAndStillAnswerable() {
         JdbiChatStore store1 = store();
-        ProcessDeath death = new ProcessDeath();
+        FailingStore process1 = new FailingStore(store1);
         ScriptedRuntime runtime1 = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
-        ChatEngine engine1 = engine(death.wrap(store1), runtime1);
+        ChatEngine engine1 = engine(process1.store(), runtime1);
         String threadId = engine1.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = engine1.startRun(ALICE, threadId, StartRun.of("plan a trip"));
         String runId = ticket.runId();
@@ -210,7 +211,7 @@ abstract class RestartTest {
         assertThat(store1.listPendingClarifies(runId)).extracting(PendingClarify::clarifyId).containsExactly("ask-1");
         List<RunEvent> seen = before.awaitCount((int) waiting.lastSeq()).events();
         long reserved = store1.reservedSeq(runId);
-        death.kill();
+        process1.kill();
 
         JdbiChatStore store2 = store();
         ScriptedRuntime runtime2 = ScriptedRuntime.playing((request, p) -> {

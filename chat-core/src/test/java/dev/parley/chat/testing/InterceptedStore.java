@@ -1,0 +1,38 @@
+package dev.parley.chat.testing;
+
+import dev.parley.chat.store.ChatStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+
+/** A real store with a test's hand on every call: to count calls, fail them, or answer some itself. */
+public final class InterceptedStore {
+    private InterceptedStore() {
+    }
+
+    /** Decides one call: {@code proceed.call()} makes it on the real store. */
+    @FunctionalInterface
+    public interface Interceptor {
+        @Nullable Object intercept(String method, @Nullable Object[] args, Callable<@Nullable Object> proceed)
+                throws Exception;
+    }
+
+    /** The store the engine under test gets; the real store's exceptions pass through unchanged. */
+    public static ChatStore of(ChatStore delegate, Interceptor interceptor) {
+        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), new Class<?>[] {ChatStore.class},
+                (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));
+    }
+
+    private static @Nullable Object call(ChatStore delegate, Method method, @Nullable Object[] args) throws Exception {
+        try {
+            return method.invoke(delegate, args);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw (Exception) e.getCause();
+        }
+    }
+}
