@@ -21,6 +21,7 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadTouch;
 import java.time.Clock;
 import java.time.Duration;
@@ -135,19 +136,30 @@ public final class ChatEngine implements AutoCloseable {
         return thread;
     }
 
-    /** The caller's threads, newest activity first; {@code limit} between 1 and the maximum page size. */
-    public List<ChatThread> listThreads(String ownerId, int offset, int limit) {
+    /**
+     * A page of the caller's threads, newest activity first, starting after {@code cursor} (a
+     * {@link ThreadPage#nextCursor()} this engine gave out; null for the first page). Paging is stable while
+     * threads move: a thread that gets new activity moves to the front and is not listed twice.
+     *
+     * @throws ChatException INVALID_INPUT for a cursor this engine did not give out or a {@code limit} not
+     *     between 1 and the maximum page size
+     */
+    public ThreadPage listThreads(String ownerId, @Nullable String cursor, int limit) {
         requireOwner(ownerId);
-        if (offset < 0) {
-            throw ChatException.invalidInput("offset must not be negative, got " + offset);
-        }
+        ThreadCursor after = cursor == null ? null : ThreadPage.decode(cursor);
         checkLimit(limit);
-        return store.listThreads(ownerId, offset, limit);
+        List<ChatThread> threads = store.listThreads(ownerId, after, limit + 1);
+        if (threads.size() <= limit) {
+            return new ThreadPage(threads, null);
+        }
+        ChatThread last = threads.get(limit - 1);
+        return new ThreadPage(threads.subList(0, limit),
+                ThreadPage.encode(new ThreadCursor(last.lastMessageAt(), last.id())));
     }
 
     /** The first page of the caller's threads. */
     public List<ChatThread> listThreads(String ownerId) {
-        return listThreads(ownerId, 0, limits.defaultPageSize());
+        return listThreads(ownerId, null, limits.defaultPageSize()).threads();
     }
 
     /**

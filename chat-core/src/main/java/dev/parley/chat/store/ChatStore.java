@@ -34,10 +34,11 @@ public interface ChatStore extends AutoCloseable {
     Optional<ChatThread> findThread(String threadId);
 
     /**
-     * An owner's threads, newest {@link ChatThread#lastMessageAt()} first (ties: newest id first), skipping
-     * {@code offset} and returning at most {@code limit}; archived threads included.
+     * At most {@code limit} of an owner's threads, newest {@link ChatThread#lastMessageAt()} first (ties:
+     * greatest id first), starting right after {@code after} in that order (from the newest when null);
+     * archived threads included.
      */
-    List<ChatThread> listThreads(String ownerId, int offset, int limit);
+    List<ChatThread> listThreads(String ownerId, @Nullable ThreadCursor after, int limit);
 
     /**
      * Replaces the fields a person edits — title, model, skill, status — of an existing thread; the
@@ -55,7 +56,16 @@ public interface ChatStore extends AutoCloseable {
     /**
      * Stores a batch atomically: threads touched, runs and messages inserted or replaced, leases set, events
      * appended (an event whose {@code (runId, seq)} exists is left as it is), clarifies inserted (an
-     * existing {@code (runId, clarifyId)} is left as it is).
+     * existing {@code (runId, clarifyId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
+     * stored before runs entering them, whatever their order in the batch.
+     *
+     * <p>All or nothing: when it throws, nothing of the batch is stored.
+     *
+     * @throws LeaseLostException if the batch is {@linkplain StoreBatch#fence() fenced} and another instance
+     *     holds the lease of a run in it
+     * @throws dev.parley.chat.ChatException CONFLICT if the batch would leave a thread with two runs that are
+     *     RUNNING or WAITING_FOR_INPUT (at most one run per thread is active, also across host instances);
+     *     STORE_FAILURE if the store failed
      */
     void write(StoreBatch batch);
 

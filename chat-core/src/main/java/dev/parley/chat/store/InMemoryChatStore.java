@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -62,16 +63,25 @@ public final class InMemoryChatStore implements ChatStore {
         }
     }
 
+    /** The thread list's order: newest activity first, then greatest id first. */
+    private static final Comparator<ChatThread> LIST_ORDER =
+            Comparator.comparing(ChatThread::lastMessageAt).thenComparing(ChatThread::id).reversed();
+
     @Override
-    public List<ChatThread> listThreads(String ownerId, int offset, int limit) {
+    public List<ChatThread> listThreads(String ownerId, @Nullable ThreadCursor after, int limit) {
         synchronized (lock) {
             return threads.values().stream()
                     .filter(t -> t.ownerId().equals(ownerId))
-                    .sorted(Comparator.comparing(ChatThread::lastMessageAt).thenComparing(ChatThread::id).reversed())
-                    .skip(offset)
+                    .filter(t -> after == null || isAfter(t, after))
+                    .sorted(LIST_ORDER)
                     .limit(limit)
                     .collect(java.util.stream.Collectors.toList());
         }
+    }
+
+    private static boolean isAfter(ChatThread thread, ThreadCursor cursor) {
+        int byTime = thread.lastMessageAt().compareTo(cursor.lastMessageAt());
+        return byTime < 0 || (byTime == 0 && thread.id().compareTo(cursor.id()) < 0);
     }
 
     @Override
@@ -124,6 +134,8 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void write(StoreBatch batch) {
         synchronized (lock) {
+            checkFence(batch);
+            checkOneActiveRunPerThread(batch);
             for (ThreadTouch touch : batch.threadTouches()) {
                 ChatThread thread = threads.get(touch.threadId());
                 if (thread == null) {
@@ -166,6 +178,52 @@ public final class InMemoryChatStore implements ChatStore {
                 }
             }
         }
+    }
+
+    private void checkFence(StoreBatch batch) {
+        if (batch.fence() == null) {
+            return;
+        }
+        Set<String> lost = new LinkedHashSet<>();
+        for (String runId : batch.writtenRunIds()) {
+            RunLease lease = leases.get(runId);
+            if (lease != null && !lease.instanceId().equals(batch.fence())) {
+                lost.add(runId);
+            }
+        }
+        if (!lost.isEmpty()) {
+            throw new LeaseLostException(lost);
+        }
+    }
+
+    /** Refuses a batch that makes a run hold a thread another run holds (checked only on such a change). */
+    private void checkOneActiveRunPerThread(StoreBatch batch) {
+        Map<String, Run> after = new LinkedHashMap<>();
+        for (Run run : batch.runs()) {
+            after.put(run.id(), run);
+        }
+        for (Run run : after.values()) {
+            Run stored = runs.get(run.id());
+            if (!holdsThread(run) || (stored != null && holdsThread(stored))) {
+                continue;
+            }
+            for (Run other : runs.values()) {
+                Run otherAfter = after.getOrDefault(other.id(), other);
+                if (!other.id().equals(run.id()) && other.threadId().equals(run.threadId()) && holdsThread(otherAfter)) {
+                    throw ChatException.conflict("thread " + run.threadId() + " already has an active run");
+                }
+            }
+            for (Run other : after.values()) {
+                if (!other.id().equals(run.id()) && !runs.containsKey(other.id())
+                        && other.threadId().equals(run.threadId()) && holdsThread(other)) {
+                    throw ChatException.conflict("thread " + run.threadId() + " already has an active run");
+                }
+            }
+        }
+    }
+
+    private static boolean holdsThread(Run run) {
+        return run.status() == RunStatus.RUNNING || run.status() == RunStatus.WAITING_FOR_INPUT;
     }
 
     private void saveMessage(Message message) {

@@ -5,8 +5,11 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
@@ -15,6 +18,13 @@ import java.util.Objects;
  * many runs' work into one batch so that the hot path never waits for a commit per event.
  *
  * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
+ *
+ * <p>A batch may be <em>fenced</em> by a host instance: it is then stored only if no run it writes (in
+ * {@link #runs}, {@link #messages}, {@link #events}, {@link #clarifies} or {@link #reservations}) is leased
+ * by another instance; otherwise nothing of it is stored and {@link ChatStore#write} throws
+ * {@link LeaseLostException}. A run the store does not hold yet, or one without a lease owner, passes.
+ *
+ * @param fence the instance whose leases the batch's runs must be under, or null for no check
  */
 public record StoreBatch(
         List<ThreadTouch> threadTouches,
@@ -23,7 +33,8 @@ public record StoreBatch(
         List<RunEvent> events,
         List<PendingClarify> clarifies,
         List<RunLease> leases,
-        List<SeqReservation> reservations) {
+        List<SeqReservation> reservations,
+        @Nullable String fence) {
 
     /** Raise a run's seq reservation mark to {@code upTo} (see {@link ChatStore#reserveSeq}). */
     public record SeqReservation(String runId, long upTo) {
@@ -42,6 +53,18 @@ public record StoreBatch(
         reservations = List.copyOf(reservations);
     }
 
+    /** The ids of the runs this batch writes (what a {@link #fence} is checked against), in first-seen order. */
+    public Set<String> writtenRunIds() {
+        Set<String> ids = new LinkedHashSet<>();
+        runs.forEach(run -> ids.add(run.id()));
+        messages.forEach(message -> ids.add(message.runId()));
+        events.forEach(event -> ids.add(event.runId()));
+        clarifies.forEach(clarify -> ids.add(clarify.runId()));
+        reservations.forEach(reservation -> ids.add(reservation.runId()));
+        return ids;
+    }
+
+    /** True when the batch stores nothing (a fence alone stores nothing). */
     public boolean isEmpty() {
         return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty()
                 && leases.isEmpty() && reservations.isEmpty();
@@ -60,6 +83,7 @@ public record StoreBatch(
         private final List<PendingClarify> clarifies = new ArrayList<>();
         private final List<RunLease> leases = new ArrayList<>();
         private final List<SeqReservation> reservations = new ArrayList<>();
+        private @Nullable String fence;
 
         public Builder touch(ThreadTouch touch) {
             threadTouches.add(touch);
@@ -108,8 +132,26 @@ public record StoreBatch(
             return this;
         }
 
+        /** Stores the batch only while no run in it is leased by an instance other than {@code instanceId}. */
+        public Builder fence(String instanceId) {
+            this.fence = Objects.requireNonNull(instanceId, "instanceId");
+            return this;
+        }
+
+        /** Appends everything another batch stores, after what this one holds (its fence is not taken). */
+        public Builder add(StoreBatch other) {
+            threadTouches.addAll(other.threadTouches());
+            runs.addAll(other.runs());
+            messages.addAll(other.messages());
+            events.addAll(other.events());
+            clarifies.addAll(other.clarifies());
+            leases.addAll(other.leases());
+            reservations.addAll(other.reservations());
+            return this;
+        }
+
         public StoreBatch build() {
-            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases, reservations);
+            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases, reservations, fence);
         }
     }
 }

@@ -579,7 +579,11 @@ class ChatEngineTest extends EngineTestSupport {
         RunTicket ticket = engine.startRun(ALICE, a.id(), StartRun.of("make me newest"));
         awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
         assertThat(engine.listThreads(ALICE)).extracting(ChatThread::id).containsExactly(a.id(), b.id());
-        assertThat(engine.listThreads(ALICE, 1, 10)).extracting(ChatThread::id).containsExactly(b.id());
+        ThreadPage first = engine.listThreads(ALICE, null, 1);
+        assertThat(first.threads()).extracting(ChatThread::id).containsExactly(a.id());
+        ThreadPage second = engine.listThreads(ALICE, first.nextCursor(), 1);
+        assertThat(second.threads()).extracting(ChatThread::id).containsExactly(b.id());
+        assertThat(second.nextCursor()).as("the last page").isNull();
 
         ChatThread renamed = engine.updateThread(ALICE, b.id(), ThreadUpdate.builder().title(" Renamed ").modelId("m")
                 .skill("s").archived(true).build());
@@ -671,9 +675,10 @@ class ChatEngineTest extends EngineTestSupport {
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, threadId, new StartRun("hi", " ", null, null, Map.of())));
         assertCode(ErrorCode.NOT_FOUND, () -> engine.startRun(ALICE, "no-such-thread", StartRun.of("hi")));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(" ", threadId, StartRun.of("hi")));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, -1, 10));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, 0, 0));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, 0, 10_000));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, "not a cursor", 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, "bm9jb2xvbg", 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, null, 0));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.listThreads(ALICE, null, 10_000));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.getThread(ALICE, threadId, "not-a-message", 10));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.getThread(ALICE, threadId, null, -5));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.createThread(ALICE, new NewThread("   ", null, null)));

@@ -101,20 +101,42 @@ public abstract class ChatStoreContract {
     }
 
     @Test
-    void threadsAreListedPerOwnerNewestActivityFirstAndPaged() {
+    void threadsAreListedPerOwnerNewestActivityFirstAndPagedByCursor() {
         for (int i = 0; i < 7; i++) {
             store.createThread(thread("a" + i, "alice", at(i)));
         }
+        store.createThread(thread("a7", "alice", at(6)));
         store.createThread(thread("b0", "bob", at(100)));
-        assertThat(store.listThreads("alice", 0, 3)).extracting(ChatThread::id).containsExactly("a6", "a5", "a4");
-        assertThat(store.listThreads("alice", 3, 3)).extracting(ChatThread::id).containsExactly("a3", "a2", "a1");
-        assertThat(store.listThreads("alice", 6, 3)).extracting(ChatThread::id).containsExactly("a0");
-        assertThat(store.listThreads("alice", 9, 3)).isEmpty();
-        assertThat(store.listThreads("bob", 0, 10)).extracting(ChatThread::id).containsExactly("b0");
-        assertThat(store.listThreads("carol", 0, 10)).isEmpty();
+        assertThat(store.listThreads("alice", null, 3)).extracting(ChatThread::id).containsExactly("a7", "a6", "a5");
+        assertThat(store.listThreads("alice", cursorOf("a5"), 3)).extracting(ChatThread::id)
+                .containsExactly("a4", "a3", "a2");
+        assertThat(store.listThreads("alice", new ThreadCursor(at(6), "a7"), 3)).as("ties go by id")
+                .extracting(ChatThread::id).containsExactly("a6", "a5", "a4");
+        assertThat(store.listThreads("alice", cursorOf("a0"), 3)).isEmpty();
+        assertThat(store.listThreads("bob", null, 10)).extracting(ChatThread::id).containsExactly("b0");
+        assertThat(store.listThreads("carol", null, 10)).isEmpty();
 
         store.write(StoreBatch.builder().touch(new ThreadTouch("a0", null, at(50), null)).build());
-        assertThat(store.listThreads("alice", 0, 1)).extracting(ChatThread::id).containsExactly("a0");
+        assertThat(store.listThreads("alice", null, 1)).extracting(ChatThread::id).containsExactly("a0");
+    }
+
+    @Test
+    void aThreadThatMovesWhilePagingIsNeitherRepeatedNorMakesAnotherBeSkipped() {
+        for (int i = 0; i < 6; i++) {
+            store.createThread(thread("a" + i, "alice", at(i)));
+        }
+        List<ChatThread> first = store.listThreads("alice", null, 2);
+        assertThat(first).extracting(ChatThread::id).containsExactly("a5", "a4");
+        store.write(StoreBatch.builder().touch(new ThreadTouch("a1", null, at(60), null)).build());
+        store.write(StoreBatch.builder().touch(new ThreadTouch("a5", null, at(61), null)).build());
+        ChatThread last = first.get(first.size() - 1);
+        List<ChatThread> rest = store.listThreads("alice", new ThreadCursor(last.lastMessageAt(), last.id()), 10);
+        assertThat(rest).extracting(ChatThread::id).containsExactly("a3", "a2", "a0");
+    }
+
+    private ThreadCursor cursorOf(String threadId) {
+        ChatThread thread = store.findThread(threadId).orElseThrow();
+        return new ThreadCursor(thread.lastMessageAt(), thread.id());
     }
 
     @Test
@@ -298,6 +320,65 @@ public abstract class ChatStoreContract {
                 .containsExactly("r2");
         assertThat(store.findThreadRuns("t", EnumSet.of(RunStatus.FAILED))).extracting(Run::id).containsExactly("r1");
         assertThat(store.findRun("nope")).isEmpty();
+    }
+
+    @Test
+    void aThreadHasAtMostOneRunningOrWaitingRun() {
+        store.createThread(thread("t", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r1", "t", RunStatus.RUNNING)).build());
+
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().run(run("r2", "t", RunStatus.RUNNING))
+                .message(user("m2", "t", "r2", at(1))).build()))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThat(store.findRun("r2")).as("nothing of the refused batch is stored").isEmpty();
+        assertThat(store.findMessage("m2")).isEmpty();
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().run(run("r3", "t", RunStatus.WAITING_FOR_INPUT)).build()))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().run(run("r4", "t2", RunStatus.RUNNING))
+                .run(run("r5", "t2", RunStatus.RUNNING)).build()))
+                .as("two in one batch")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThat(store.findRun("r4")).isEmpty();
+
+        store.write(StoreBatch.builder().run(run("q", "t", RunStatus.QUEUED)).run(run("r1", "t", RunStatus.WAITING_FOR_INPUT))
+                .run(run("r6", "t2", RunStatus.RUNNING)).build());
+        assertThat(store.findRun("q")).as("queued runs wait beside the active one").isPresent();
+        Run ended = run("r1", "t", RunStatus.RUNNING).finished(RunStatus.SUCCEEDED, at(2), null, null, null);
+        store.write(StoreBatch.builder().run(run("q", "t", RunStatus.RUNNING)).run(ended).build());
+        assertThat(store.findRun("q").orElseThrow().status()).as("the end and the next start in one batch, next first")
+                .isEqualTo(RunStatus.RUNNING);
+        assertThat(store.findRun("r1").orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aFencedBatchIsRefusedWholeWhenAnotherInstanceHoldsOneOfItsRuns() {
+        store.createThread(thread("t", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        store.write(StoreBatch.builder().run(run("mine", "t", RunStatus.RUNNING)).lease(new RunLease("mine", "host-a", at(30)))
+                .run(run("taken", "t2", RunStatus.RUNNING)).lease(new RunLease("taken", "host-b", at(30))).build());
+        RunEvent mine = new RunEvent("mine", 1, 1L, new AgentStreamEvent.TextDelta("mine-a", "x"));
+        RunEvent taken = new RunEvent("taken", 1, 1L, new AgentStreamEvent.TextDelta("taken-a", "y"));
+
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().fence("host-a").event(mine).event(taken)
+                .reserveSeq("mine", 10).build()))
+                .isInstanceOfSatisfying(LeaseLostException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT);
+                    assertThat(e.runIds()).containsExactly("taken");
+                });
+        assertThat(store.readEvents("mine", 0, 10)).as("nothing of the refused batch is stored").isEmpty();
+        assertThat(store.reservedSeq("mine")).isZero();
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().fence("host-a")
+                .run(run("taken", "t2", RunStatus.RUNNING).finished(RunStatus.FAILED, at(1), null, null, null)).build()))
+                .isInstanceOf(LeaseLostException.class);
+        assertThat(store.findRun("taken").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+
+        store.write(StoreBatch.builder().fence("host-a").event(mine).reserveSeq("mine", 10)
+                .run(run("new", "t2", RunStatus.QUEUED)).build());
+        assertThat(store.readEvents("mine", 0, 10)).containsExactly(mine);
+        assertThat(store.findRun("new")).as("a run the store does not hold yet passes the fence").isPresent();
+        store.write(StoreBatch.builder().event(taken).build());
+        assertThat(store.readEvents("taken", 0, 10)).as("an unfenced batch is not checked").containsExactly(taken);
     }
 
     @Test

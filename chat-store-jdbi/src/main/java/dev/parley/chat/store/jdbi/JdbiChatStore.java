@@ -19,6 +19,7 @@ import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.Rows;
@@ -45,6 +46,7 @@ import java.util.Set;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.Query;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -133,16 +135,19 @@ public final class JdbiChatStore implements ChatStore {
     }
 
     @Override
-    public List<ChatThread> listThreads(String ownerId, int offset, int limit) {
+    public List<ChatThread> listThreads(String ownerId, @Nullable ThreadCursor after, int limit) {
         if (limit <= 0) {
             return List.of();
         }
-        return db.read("listing threads", h -> h.createQuery(Sql.LIST_THREADS)
-                .bind("ownerId", ownerId)
-                .bind("limit", limit)
-                .bind("offset", Math.max(0, offset))
-                .map((rs, ctx) -> Rows.thread(rs))
-                .list());
+        return db.read("listing threads", h -> {
+            Query query = h.createQuery(after == null ? Sql.LIST_THREADS : Sql.LIST_THREADS_AFTER)
+                    .bind("ownerId", ownerId)
+                    .bind("limit", limit);
+            if (after != null) {
+                query.bind("afterAt", after.lastMessageAt().toEpochMilli()).bind("afterId", after.id());
+            }
+            return query.map((rs, ctx) -> Rows.thread(rs)).list();
+        });
     }
 
     @Override

@@ -202,11 +202,14 @@ abstract class HotQueryTest {
                 true));
         assertPlanUsesIndex(new HotQuery(Sql.FIND_RUNS, Map.of(), Map.of("statuses", active), "parley_runs",
                 "parley_runs_status", true));
-        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS, Map.of("ownerId", "owner-7", "limit", 20, "offset", 0),
+        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS, Map.of("ownerId", "owner-7", "limit", 20),
                 Map.of(), "parley_threads", "parley_threads_owner_activity", false));
+        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
+                "afterAt", Long.MAX_VALUE / 2, "afterId", "thread-5000"), Map.of(), "parley_threads",
+                "parley_threads_owner_activity", false));
         assertThat(store.listStepMessages(List.of("r-4000"))).extracting(Message::id).containsExactly("s-4000");
         assertThat(store.findVariantIds(List.of("u-4000"))).containsEntry("u-4000", List.of("a-4000"));
-        assertThat(store.listThreads("owner-7", 0, 2)).extracting(ChatThread::id).containsExactly("thread-2977", "thread-2947");
+        assertThat(store.listThreads("owner-7", null, 2)).extracting(ChatThread::id).containsExactly("thread-2977", "thread-2947");
     }
 
     @Test

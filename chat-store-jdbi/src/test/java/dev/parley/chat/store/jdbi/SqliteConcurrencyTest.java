@@ -108,7 +108,7 @@ class SqliteConcurrencyTest {
                                 .collect(Collectors.toList())).build());
                         store.reserveSeq(runId, first + 4096);
                         assertThat(store.lastSeq(runId)).isEqualTo(first + 9);
-                        store.listThreads("alice", 0, 10);
+                        store.listThreads("alice", null, 10);
                     }
                     return writer;
                 });

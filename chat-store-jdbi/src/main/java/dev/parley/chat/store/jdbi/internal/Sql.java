@@ -24,7 +24,12 @@ public final class Sql {
 
     /** Hot: the thread list of an owner, newest activity first. */
     public static final String LIST_THREADS = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
-            + "WHERE owner_id = :ownerId ORDER BY last_message_at DESC, id DESC LIMIT :limit OFFSET :offset";
+            + "WHERE owner_id = :ownerId ORDER BY last_message_at DESC, id DESC LIMIT :limit";
+
+    /** The page after a cursor (keyset paging on the list's order, served by the owner-activity index). */
+    public static final String LIST_THREADS_AFTER = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
+            + "WHERE owner_id = :ownerId AND (last_message_at < :afterAt OR (last_message_at = :afterAt AND id < :afterId)) "
+            + "ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
     public static final String UPDATE_THREAD = "UPDATE parley_threads "
             + "SET title = :title, model_id = :modelId, skill = :skill, status = :status WHERE id = :id";
