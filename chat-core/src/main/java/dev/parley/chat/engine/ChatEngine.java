@@ -71,6 +71,18 @@ import org.slf4j.LoggerFactory;
  * Subscribers ({@link #subscribe}) come and go freely: leaving never affects a run. After a restart, a
  * new engine on the same store marks the runs that were RUNNING as INTERRUPTED, re-attaches to runs
  * waiting for an answer when the runtime can ({@link Capability#REATTACH}), and restarts QUEUED runs.
+ * Queued runs of a thread start in the order they arrived.
+ *
+ * <h2>Every started run ends</h2>
+ * A run that started — its {@code run_started} is logged — reaches exactly one terminal event and frees its
+ * thread, whatever throws: the store (a read at launch, a seq reservation, a batch it refuses, a
+ * host-action record), the executor (a refused launch ends the run FAILED after its start), the runtime
+ * or the host's {@link EngineListener}. The end is stored as soon as the store takes writes; until then
+ * the thread refuses new messages with CONFLICT (the store still holds the run as active). A row the store
+ * keeps refusing is left out — an event is replaced by a status event saying so — and its run fails with
+ * STORE_FAILURE; every other run's work is stored. A run recovered after a restart whose reads fail is
+ * tried again shortly. At most one run per thread is active, also across host instances (the store
+ * enforces it). {@link #close()} leaves queued runs queued for the next engine.
  *
  * <h2>Callers</h2>
  * Every call names its caller ({@code ownerId}); another owner's thread, run or message is
@@ -282,7 +294,8 @@ public final class ChatEngine implements AutoCloseable {
      *
      * @throws ChatException INVALID_INPUT for a blank or oversized message or a non-positive iteration
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
-     *     REJECT
+     *     REJECT (or its active run is held by another instance); RUNTIME_UNAVAILABLE once the engine is
+     *     closing
      */
     public RunTicket startRun(String ownerId, String threadId, StartRun request) {
         ChatThread thread = ownedThread(ownerId, threadId);
@@ -454,8 +467,9 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * Stops the engine: runs still working are INTERRUPTED (runs waiting for a clarify answer are left
-     * for a future engine to re-attach when the runtime can), pending events are stored, threads end.
+     * Stops the engine: new runs are refused, runs still working are INTERRUPTED (runs waiting for a
+     * clarify answer are left for a future engine to re-attach when the runtime can, queued runs stay
+     * queued for the next engine), pending events are stored, threads end.
      * The store is not closed (the host owns it).
      */
     @Override

@@ -132,9 +132,12 @@ public record StoreBatch(
             return this;
         }
 
-        /** Stores the batch only while no run in it is leased by an instance other than {@code instanceId}. */
-        public Builder fence(String instanceId) {
-            this.fence = Objects.requireNonNull(instanceId, "instanceId");
+        /**
+         * Stores the batch only while no run in it is leased by an instance other than {@code instanceId}
+         * (null: no such check).
+         */
+        public Builder fence(@Nullable String instanceId) {
+            this.fence = instanceId;
             return this;
         }
 

@@ -38,11 +38,16 @@ class ClusterTest extends EngineTestSupport {
     }
 
     private ChatEngine instance(String id, ScriptedRuntime runtime, dev.parley.chat.store.ChatStore store) {
+        return instance(id, runtime, store, EngineLimits.defaults());
+    }
+
+    private ChatEngine instance(String id, ScriptedRuntime runtime, dev.parley.chat.store.ChatStore store,
+            EngineLimits limits) {
         ChatEngine engine = ChatEngine.builder().runtime(runtime).store(store)
                 .coordinator(hub.join(id))
                 .leaseTimeout(Duration.ofMillis(900))
                 .controlTimeout(Duration.ofSeconds(2))
-                .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(500)))
+                .limits(limits.withCancelGracePeriod(Duration.ofMillis(500)))
                 .build();
         engines.add(engine);
         return engine;
@@ -208,5 +213,76 @@ class ClusterTest extends EngineTestSupport {
         assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
         assertThat(store.findMessage(ticket.assistantMessageId()).orElseThrow().status())
                 .isEqualTo(dev.parley.chat.model.MessageStatus.INTERRUPTED);
+    }
+
+    /**
+     * Review defect 9: an instance cut off from the store keeps the run's unstored events while its lease
+     * lapses and another instance takes the run over. Once the store answers again, those events must not
+     * be written after the take-over (the writes are fenced), and dropping them must release the stream
+     * back-pressure they held, or every later run on the instance blocks.
+     */
+    @Test
+    void aRunTakenOverDuringAnOutageIsDroppedWithoutLateWritesOrLeakedBackPressure() {
+        FailingStore storeOfA = new FailingStore(store);
+        ScriptedRuntime runtimeOfA = ScriptedRuntime.of(request -> request.userMessage().equals("long")
+                ? Scripts.slow(2_000, 1) : Scripts.manyDeltas(300));
+        ChatEngine a = instance("a", runtimeOfA, storeOfA.store(), EngineLimits.defaults().withMaxPendingEvents(50));
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("long"));
+        EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(10);
+
+        storeOfA.fail("write");
+        storeOfA.fail("leaseRuns");
+        await(() -> store.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
+                "b to take the run over");
+        int storedAtTakeOver = store.readEvents(ticket.runId(), 0, 100_000).size();
+        storeOfA.heal("write");
+        storeOfA.heal("leaseRuns");
+        await(() -> a.state(ALICE, ticket.runId()).run().status(), s -> s == RunStatus.INTERRUPTED,
+                "a to let the run go");
+        try {
+            Thread.sleep(500);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertThat(store.readEvents(ticket.runId(), 0, 100_000)).as("a wrote nothing of the run after the take-over")
+                .hasSize(storedAtTakeOver);
+
+        String other = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket next = a.startRun(ALICE, other, StartRun.of("many"));
+        awaitRunVia(a, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * Review defect 10: the busy check and the insert are separate transactions, so two instances (a double
+     * click behind a round-robin balancer) could both start a run on one thread. Both pass the check here
+     * at the same moment; the store's one-active-run rule lets exactly one in.
+     */
+    @Test
+    void twoInstancesStartingARunOnOneThreadAtOnceStartExactlyOne() throws Exception {
+        java.util.concurrent.CyclicBarrier bothChecked = new java.util.concurrent.CyclicBarrier(2);
+        ChatStore checkingTogether = InterceptedStore.of(store, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("findThreadRuns")) {
+                bothChecked.await(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            return result;
+        });
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), checkingTogether);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), checkingTogether);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        List<ChatEngine> both = List.of(a, b);
+
+        List<Object> outcomes = dev.parley.chat.testing.Await.race(2, i -> {
+            try {
+                return both.get(i).startRun(ALICE, thread, StartRun.of("click " + i));
+            } catch (dev.parley.chat.ChatException e) {
+                return e.code();
+            }
+        });
+        assertThat(outcomes).filteredOn(RunTicket.class::isInstance).hasSize(1);
+        assertThat(outcomes).filteredOn(ErrorCode.CONFLICT::equals).hasSize(1);
+        assertThat(store.findThreadRuns(thread, java.util.EnumSet.allOf(RunStatus.class))).hasSize(1);
     }
 }

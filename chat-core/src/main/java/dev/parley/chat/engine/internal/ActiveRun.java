@@ -2,7 +2,6 @@ package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.HostAction;
-import dev.parley.chat.engine.HostActionCall;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.ActionExecutionMessage;
@@ -15,8 +14,6 @@ import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
-import dev.parley.chat.runtime.ToolResult;
-import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.StoreBatch;
@@ -27,7 +24,6 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +38,11 @@ import org.slf4j.MDC;
  * visible to subscribers. Clarify requests and terminal events are stored before they become visible.
  * Events may come from the runtime's stream thread, from host-action workers and from API callers
  * (cancel, clarify answers); the lock keeps one order.
+ *
+ * <p>Every run that started ends: each piece of its work runs {@linkplain #guarded guarded} (whatever it
+ * throws ends the run FAILED), an event that cannot be logged ends it FAILED, and the terminal event
+ * itself cannot fail (see {@link #end}). The end frees the thread's lane at once; the run leaves memory
+ * once the batch writer has stored its end.
  */
 public final class ActiveRun {
     private static final Logger log = LoggerFactory.getLogger(ActiveRun.class);
@@ -52,28 +53,19 @@ public final class ActiveRun {
     private final List<Message> initialMessages;
     private final RunReducer reducer = new RunReducer();
     private final RunLog runLog;
-    private final Consumer<ActiveRun> onFinished;
+    private final RunHost host;
+    private final HostActionRunner hostActions;
     /** Keeps one order between the runtime's stream and the engine's own events (answers). */
     private final ReentrantLock order = new ReentrantLock();
 
     // guarded by this
     private Run run;
     private long lastSeq;
-    /** The store's reservation mark as known stored: no event above it may be published. */
-    private long reservedSeq;
-    /** The mark asked of the batch writer and not yet stored (0: none asked). */
-    private long requestedReservation;
-    /** The mark to put into the next batch (0: none). */
-    private long pendingReservation;
-    private int synchronousReservations;
+    private final RunWrites writes;
     private boolean terminalAppended;
+    /** The seq of the terminal event once logged (0 before): the run leaves memory once it is stored. */
+    private long terminalSeq;
     private long syncSeq;
-    private List<RunEvent> pendingEvents = new ArrayList<>();
-    private final List<PendingClarify> pendingClarifies = new ArrayList<>();
-    private final List<ThreadTouch> pendingTouches = new ArrayList<>();
-    private boolean runDirty;
-    private boolean forceMessages;
-    private long lastMessageFlush;
     private @Nullable ScheduledFuture<?> cancelTimer;
 
     /** The record callers see: it changes only once what it shows is stored and visible. */
@@ -89,8 +81,7 @@ public final class ActiveRun {
      *     above every seq a client may hold)
      * @param initialMessages the user message (if any) and the assistant placeholder, announced first
      */
-    ActiveRun(EngineContext ctx, Run run, List<Message> initialMessages, long baseSeq, long reservedSeq,
-            Consumer<ActiveRun> onFinished) {
+    ActiveRun(EngineContext ctx, Run run, List<Message> initialMessages, long baseSeq, long reservedSeq, RunHost host) {
         this.ctx = ctx;
         this.run = run;
         this.published = run;
@@ -98,10 +89,10 @@ public final class ActiveRun {
         this.threadId = run.threadId();
         this.initialMessages = List.copyOf(initialMessages);
         this.lastSeq = baseSeq;
-        this.reservedSeq = reservedSeq;
+        this.writes = new RunWrites(ctx, runId, reservedSeq);
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY, baseSeq);
-        this.onFinished = onFinished;
-        this.lastMessageFlush = ctx.clock.millis();
+        this.host = host;
+        this.hostActions = new HostActionRunner(ctx, this);
     }
 
     public String runId() {
@@ -116,8 +107,18 @@ public final class ActiveRun {
         return runLog;
     }
 
+    /** True once the terminal event is logged (it may not be stored yet). */
     boolean isFinished() {
         return finished;
+    }
+
+    /** True once another instance took the run over and this one dropped it. */
+    boolean isAbandoned() {
+        return abandoned;
+    }
+
+    boolean isDetached() {
+        return detached;
     }
 
     boolean isCancelRequested() {
@@ -166,39 +167,39 @@ public final class ActiveRun {
 
     /** Starts the run: announces it, then subscribes to the runtime. Runs on a worker thread. */
     void launch() {
-        withMdc(() -> {
+        guarded(() -> {
             synchronized (this) {
                 run = run.started(ctx.now());
-                runDirty = true;
+                writes.runChanged();
                 published = run;
             }
             announce();
             ctx.listener.runStarted(snapshot());
             if (cancelRequested) {
-                ingest(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stopped before it started"));
+                end(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stopped before it started"));
+            }
+            if (hasEnded()) {
                 return;
             }
             RunRequest request = request();
-            try {
-                Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration()
-                        ? ctx.runtime.retry(request)
-                        : ctx.runtime.generateResponse(request);
-                stream.subscribe(new Pump());
-            } catch (RuntimeException e) {
-                fail(e);
-            }
+            Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration()
+                    ? ctx.runtime.retry(request)
+                    : ctx.runtime.generateResponse(request);
+            stream.subscribe(new RuntimeStream(ctx, this));
+        });
+    }
+
+    /** The engine could not hand the launch to a worker (a full pool, a shutdown): the run fails. */
+    void launchRefused(RuntimeException why) {
+        withMdc(() -> {
+            log.error("Run {} could not be started", runId, why);
+            end(new AgentStreamEvent.RunFailed("INTERNAL", "the engine could not start the run: " + message(why)));
         });
     }
 
     /** Re-attaches to a run still waiting in the runtime after this host restarted. */
     void reattach(String resumeToken) {
-        withMdc(() -> {
-            try {
-                ctx.runtime.reattach(request(), resumeToken).subscribe(new Pump());
-            } catch (RuntimeException e) {
-                fail(e);
-            }
-        });
+        guarded(() -> ctx.runtime.reattach(request(), resumeToken).subscribe(new RuntimeStream(ctx, this)));
     }
 
     /** Logs the run's start (once): run_started and its first messages. */
@@ -223,17 +224,89 @@ public final class ActiveRun {
                 r.skill(), r.maxIterations(), tools, r.context());
     }
 
+    // ------------------------------------------------------------------ the guarantee: every run ends
+
+    /**
+     * Runs a piece of the run's work on an engine or runtime thread. Whatever it throws ends the run
+     * FAILED (with the exception's code when it is a {@link ChatException}, else INTERNAL), so that no
+     * failure leaves a run without a terminal event.
+     */
+    void guarded(Runnable work) {
+        withMdc(() -> {
+            try {
+                work.run();
+            } catch (RuntimeException | Error e) {
+                log.error("Run {}: the engine failed while working on it; ending it", runId, e);
+                forceEnd(new AgentStreamEvent.RunFailed(code(e), message(e)));
+                if (e instanceof VirtualMachineError) {
+                    throw (VirtualMachineError) e;
+                }
+            }
+        });
+    }
+
+    /**
+     * Logs a terminal event (after the run's start if it was never announced) and ends the run. Never
+     * throws: a terminal event does not wait for a seq reservation the store cannot give, and what
+     * follows it is guarded. Ignored once the run has ended.
+     */
+    void end(AgentStreamEvent terminal) {
+        order.lock();
+        try {
+            if (reducedStatus() == RunStatus.QUEUED) {
+                append(new AgentStreamEvent.RunStarted(threadId, runId, run.assistantMessageId()), true);
+                append(new AgentStreamEvent.MessagesSnapshot(threadId, runId, initialMessages, null), true);
+            }
+            append(terminal, true);
+        } catch (RuntimeException | Error e) {
+            log.error("Run {}: its end could not be logged; releasing its thread", runId, e);
+            releaseAfterBrokenEnd();
+        } finally {
+            order.unlock();
+        }
+    }
+
+    /** Last resort when even the terminal event could not be logged: the run leaves memory regardless. */
+    private void releaseAfterBrokenEnd() {
+        synchronized (this) {
+            terminalAppended = true;
+        }
+        finished = true;
+        try {
+            host.runEnded(this);
+        } finally {
+            ctx.activeRuns.remove(runId, this);
+        }
+    }
+
+    private synchronized boolean hasEnded() {
+        return terminalAppended;
+    }
+
+    private static String code(Throwable error) {
+        return error instanceof ChatException ? ((ChatException) error).code().name() : "INTERNAL";
+    }
+
+    static String message(Throwable error) {
+        return error.getMessage() != null ? error.getMessage() : error.getClass().getSimpleName();
+    }
+
     // ------------------------------------------------------------------ the event path
 
     /**
-     * Logs one event and applies its effects. Ignored after the terminal event.
+     * Logs one event and applies its effects. Ignored after the terminal event. An event that cannot be
+     * logged (its seq reservation failed) ends the run FAILED.
      *
-     * @return the logged event, or null if it was ignored
+     * @return the logged event, or null if it was ignored or could not be logged
      */
     @Nullable RunEvent ingest(AgentStreamEvent event) {
         order.lock();
         try {
-            return ingestInOrder(event);
+            return append(event, event.isTerminal());
+        } catch (RuntimeException e) {
+            log.error("Run {}: an event could not be logged; ending the run", runId, e);
+            forceEnd(new AgentStreamEvent.RunFailed(code(e), "the engine could not log an event: " + message(e)));
+            return null;
         } finally {
             order.unlock();
         }
@@ -248,20 +321,24 @@ public final class ActiveRun {
     void deliverAnswer(ClarifyReply reply) {
         order.lock();
         try {
-            synchronized (this) {
-                if (terminalAppended) {
-                    throw ChatException.conflict("the run no longer waits for this answer");
-                }
+            if (hasEnded()) {
+                throw ChatException.conflict("the run no longer waits for this answer");
             }
             ctx.runtime.answerClarify(reply);
-            ingestInOrder(new AgentStreamEvent.ClarifyResolved(reply.clarifyId(),
-                    AgentStreamEvent.ClarifyOutcome.ANSWERED, reply.answer()));
+            ingest(new AgentStreamEvent.ClarifyResolved(reply.clarifyId(), AgentStreamEvent.ClarifyOutcome.ANSWERED,
+                    reply.answer()));
         } finally {
             order.unlock();
         }
     }
 
-    private @Nullable RunEvent ingestInOrder(AgentStreamEvent event) {
+    /**
+     * Numbers, folds, logs and queues one event, then publishes it. Called holding {@link #order}.
+     *
+     * @param ending true for the events that end a run: they are logged even if the store cannot reserve
+     *     their seq (the seq still lies within one block of the stored mark)
+     */
+    private @Nullable RunEvent append(AgentStreamEvent event, boolean ending) {
         RunEvent logged;
         boolean durableFirst = event instanceof AgentStreamEvent.ClarifyRequested || event.isTerminal();
         boolean statusChanged;
@@ -270,34 +347,34 @@ public final class ActiveRun {
                 return null;
             }
             long seq = lastSeq + 1;
-            reserveAhead(seq);
+            writes.reserveFor(seq, ending);
             lastSeq = seq;
             RunStatus before = reducer.status();
             logged = new RunEvent(runId, seq, ctx.clock.millis(), event);
             reducer.apply(logged);
             runLog.add(logged);
-            pendingEvents.add(logged);
+            writes.event(logged);
             statusChanged = reducer.status() != before;
             if (statusChanged) {
-                runDirty = true;
+                writes.runChanged();
             }
             if (durableFirst && syncSeq == 0) {
                 syncSeq = seq;
             }
             if (event instanceof AgentStreamEvent.ClarifyRequested) {
                 AgentStreamEvent.ClarifyRequested ask = (AgentStreamEvent.ClarifyRequested) event;
-                pendingClarifies.add(new PendingClarify(runId, ask.clarifyId(), ask.messageId(), ask.question(),
+                writes.clarify(new PendingClarify(runId, ask.clarifyId(), ask.messageId(), ask.question(),
                         ask.choices(), ask.multiSelect(), ask.resumeToken(), ClarifyState.PENDING, List.of(),
                         ctx.now(), null));
-                forceMessages = true;
             } else if (event instanceof AgentStreamEvent.RuntimeSession) {
-                pendingTouches.add(new ThreadTouch(threadId, ((AgentStreamEvent.RuntimeSession) event).sessionId(),
+                writes.touch(new ThreadTouch(threadId, ((AgentStreamEvent.RuntimeSession) event).sessionId(),
                         null, null));
             } else if (event.isTerminal()) {
                 terminalAppended = true;
-                forceMessages = true;
-                runDirty = true;
-                pendingTouches.add(new ThreadTouch(threadId, null, ctx.now(), null));
+                terminalSeq = seq;
+                writes.messagesNow();
+                writes.runChanged();
+                writes.touch(new ThreadTouch(threadId, null, ctx.now(), null));
             }
         }
         ctx.writer.markDirty(this, 1);
@@ -322,30 +399,6 @@ public final class ActiveRun {
         return logged;
     }
 
-    /**
-     * Makes sure the store's reservation mark covers {@code seq} before the event can be seen, so that
-     * after a crash new events are numbered above anything a client holds. The next block is asked of
-     * the batch writer as soon as less than a block is left; only a writer a whole block behind (or a
-     * run taken over from another instance) makes the event path wait for the store here. Called
-     * holding this run's monitor.
-     */
-    private void reserveAhead(long seq) {
-        if (seq > reservedSeq) {
-            long upTo = seq + EngineContext.SEQ_RESERVATION_BLOCK;
-            ctx.store.reserveSeq(runId, upTo);
-            reservedSeq = upTo;
-            synchronousReservations++;
-        } else if (reservedSeq - seq < EngineContext.SEQ_RESERVATION_BLOCK && requestedReservation <= reservedSeq) {
-            requestedReservation = reservedSeq + EngineContext.SEQ_RESERVATION_BLOCK;
-            pendingReservation = requestedReservation;
-        }
-    }
-
-    /** How often this run's event path waited for a seq reservation. */
-    synchronized int synchronousReservations() {
-        return synchronousReservations;
-    }
-
     private void publish(boolean statusChanged) {
         long visible;
         synchronized (this) {
@@ -357,6 +410,10 @@ public final class ActiveRun {
         runLog.publish(visible);
     }
 
+    /**
+     * After the terminal event: stores it (retried by the batch writer if the store fails now), frees the
+     * thread, then shows the end. The run leaves memory once its end is stored ({@link #stored}).
+     */
     private void finish() {
         synchronized (this) {
             if (cancelTimer != null) {
@@ -364,10 +421,10 @@ public final class ActiveRun {
             }
         }
         if (!ctx.writer.flushNow()) {
-            log.error("Run {}: its end could not be stored; the store will be retried", runId);
+            log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
         try {
-            ctx.store.cancelPendingClarifies(runId);
+            StoreRetry.run(() -> ctx.store.cancelPendingClarifies(runId));
         } catch (RuntimeException e) {
             log.warn("Run {}: closing its pending clarifies failed", runId, e);
         }
@@ -379,55 +436,79 @@ public final class ActiveRun {
             done = currentRecord();
         }
         finished = true;
-        onFinished.accept(this);
+        try {
+            host.runEnded(this);
+        } catch (RuntimeException e) {
+            log.error("Run {}: releasing its thread failed", runId, e);
+        }
         published = done;
         runLog.publish(last);
         Flow.Subscription stream = upstream;
         if (stream != null && cancelRequested) {
-            stream.cancel();
+            cancelQuietly(stream);
         }
         ctx.listener.runFinished(done);
     }
 
+    private void cancelQuietly(Flow.Subscription stream) {
+        try {
+            stream.cancel();
+        } catch (RuntimeException e) {
+            log.warn("Run {}: the runtime's stream threw when cancelled", runId, e);
+        }
+    }
+
     /** Fails the run because its stream or the runtime call failed. */
     void fail(Throwable error) {
-        String code = error instanceof ChatException ? ((ChatException) error).code().name() : "RUNTIME_FAILED";
-        String message = error.getMessage() != null ? error.getMessage() : error.getClass().getSimpleName();
         if (!(error instanceof ChatException)) {
             log.warn("Run {} failed", runId, error);
         }
-        ingest(new AgentStreamEvent.RunFailed(code, message));
+        end(new AgentStreamEvent.RunFailed(error instanceof ChatException ? code(error) : "RUNTIME_FAILED",
+                message(error)));
+    }
+
+    /**
+     * The runtime's stream started: keeps its subscription for cancelling.
+     *
+     * @return false if the run ended or was detached meanwhile (the subscription is cancelled)
+     */
+    boolean attachUpstream(Flow.Subscription subscription) {
+        upstream = subscription;
+        if (hasEnded() || detached) {
+            cancelQuietly(subscription);
+            return false;
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ stopping
 
     /**
-     * Stops the run: through the runtime when it can cancel (its stream then ends CANCELLED; if it does
-     * not confirm within the grace period the engine ends the run itself), else by closing the stream.
+     * Stops the run: through the runtime when it can cancel (its stream then ends CANCELLED), else by
+     * closing the stream. If the run has not ended within the grace period — the runtime did not
+     * confirm, or its stream never started — the engine ends it itself.
      */
     void cancel() {
         cancelRequested = true;
-        synchronized (this) {
-            if (terminalAppended) {
+        if (hasEnded()) {
+            return;
+        }
+        Flow.Subscription stream = upstream;
+        if (stream != null && !ctx.can(Capability.CANCEL)) {
+            forceEnd(RunStatus.CANCELLED, "stopped on request");
+            return;
+        }
+        if (stream != null) {
+            try {
+                ctx.runtime.cancel(runId);
+            } catch (RuntimeException e) {
+                log.warn("Run {}: the runtime refused the cancel ({}); closing the stream", runId, e.getMessage());
+                forceEnd(RunStatus.CANCELLED, "stopped on request");
                 return;
             }
         }
-        if (upstream == null) {
-            return;
-        }
-        if (!ctx.can(Capability.CANCEL)) {
-            forceEnd(RunStatus.CANCELLED, "stopped on request");
-            return;
-        }
-        try {
-            ctx.runtime.cancel(runId);
-        } catch (RuntimeException e) {
-            log.warn("Run {}: the runtime refused the cancel ({}); closing the stream", runId, e.getMessage());
-            forceEnd(RunStatus.CANCELLED, "stopped on request");
-            return;
-        }
         synchronized (this) {
-            if (!terminalAppended) {
+            if (!terminalAppended && cancelTimer == null) {
                 cancelTimer = ctx.timers.schedule(
                         () -> forceEnd(RunStatus.CANCELLED, "stopped on request; the runtime did not confirm in time"),
                         ctx.limits.cancelGracePeriod().toMillis(), TimeUnit.MILLISECONDS);
@@ -444,33 +525,59 @@ public final class ActiveRun {
         detached = true;
         Flow.Subscription stream = upstream;
         if (stream != null) {
-            stream.cancel();
+            cancelQuietly(stream);
         }
     }
 
     /**
      * Drops the run without storing anything more: another instance took it over (this instance's lease
-     * lapsed), so whatever this one still has would contradict what the new holder writes.
+     * lapsed), so whatever this one still has would contradict what the new holder writes. Its pending
+     * events stop counting against the writer's back-pressure.
      */
     void abandon() {
         abandoned = true;
         detach();
+        int dropped;
         synchronized (this) {
-            pendingEvents = new ArrayList<>();
-            pendingClarifies.clear();
-            pendingTouches.clear();
-            runDirty = false;
+            dropped = writes.dropAll();
+        }
+        ctx.writer.dropped(dropped);
+    }
+
+    /** The store says another instance holds this run now (called by the batch writer). */
+    void leaseLost() {
+        host.leaseLost(this);
+    }
+
+    /**
+     * The store refused rows of this run (the batch writer left them out): a run still going fails with
+     * STORE_FAILURE, on a worker thread (the writer must not wait for the run's end).
+     */
+    void storeRefused(String what) {
+        if (hasEnded()) {
+            return;
+        }
+        Runnable failure = () -> withMdc(() -> forceEnd(new AgentStreamEvent.RunFailed("STORE_FAILURE",
+                "the store refused part of this run (" + what + ")")));
+        try {
+            ctx.work.execute(failure);
+        } catch (RuntimeException e) {
+            ctx.timers.execute(failure);
         }
     }
 
     /** Ends the run from this side: closes the runtime stream and logs the terminal event. */
     void forceEnd(RunStatus status, String reason) {
+        forceEnd(new AgentStreamEvent.RunFinished(status, reason));
+    }
+
+    private void forceEnd(AgentStreamEvent terminal) {
         cancelRequested = true;
         Flow.Subscription stream = upstream;
         if (stream != null) {
-            stream.cancel();
+            cancelQuietly(stream);
         }
-        ingest(new AgentStreamEvent.RunFinished(status, reason));
+        end(terminal);
     }
 
     // ------------------------------------------------------------------ host actions
@@ -483,110 +590,38 @@ public final class ActiveRun {
         synchronized (this) {
             call = reducer.action(executionId);
         }
-        if (call == null) {
-            return;
-        }
-        HostAction action = ctx.hostActions.get(call.name());
-        if (action != null) {
-            ctx.work.execute(() -> withMdc(() -> runHostAction(call, action)));
-        }
-    }
-
-    private void runHostAction(ActionExecutionMessage call, HostAction action) {
-        String result;
-        boolean error;
-        HostActionRecord record = ctx.store.claimHostAction(runId, call.executionId(), call.name(), call.arguments(),
-                ctx.now());
-        if (record.claimedNow()) {
-            try {
-                String value = action.handler().handle(new HostActionCall(threadId, runId, snapshot().ownerId(),
-                        call.executionId(), call.name(), call.arguments()));
-                result = value == null ? "" : value;
-                error = false;
-            } catch (Exception | LinkageError e) {
-                log.warn("Run {}: host action {} failed", runId, call.name(), e);
-                result = "host action " + call.name() + " failed: "
-                        + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
-                error = true;
-            }
-            ctx.store.completeHostAction(runId, call.executionId(), result, error, ctx.now());
-        } else if (record.isCompleted()) {
-            result = record.result();
-            error = record.error();
-        } else {
-            return;
-        }
-        ingest(new AgentStreamEvent.ToolCallResult(runId + ":result:" + call.executionId(), call.executionId(),
-                result, error));
-        try {
-            ctx.runtime.submitToolResult(new ToolResult(runId, call.executionId(), result, error));
-        } catch (RuntimeException e) {
-            log.warn("Run {}: handing the result of {} back to the runtime failed", runId, call.name(), e);
-            fail(e);
+        if (call != null) {
+            hostActions.called(call);
         }
     }
 
     // ------------------------------------------------------------------ the batch writer's side
 
-    /**
-     * What one run gave to a batch.
-     *
-     * @param lastSeq the newest event in the batch, 0 if none
-     * @param reservedUpTo the seq reservation mark in the batch, 0 if none
-     */
-    record Drained(long lastSeq, long reservedUpTo, boolean stillDirty) {
-        boolean storesProgress() {
-            return lastSeq > 0 || reservedUpTo > 0;
-        }
-    }
-
     /** Moves this run's pending work into a batch (called by the batch writer). */
-    synchronized Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
+    synchronized RunWrites.Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
         if (abandoned) {
-            return new Drained(0, 0, false);
+            return new RunWrites.Drained(0, 0, false);
         }
-        long last = 0;
-        if (!pendingEvents.isEmpty()) {
-            batch.events(pendingEvents);
-            last = pendingEvents.get(pendingEvents.size() - 1).seq();
-            pendingEvents = new ArrayList<>();
-        }
-        if (runDirty) {
-            batch.run(currentRecord());
-            runDirty = false;
-        }
-        boolean messagesDue = forceMessages
-                || nowMillis - lastMessageFlush >= ctx.limits.messageFlushInterval().toMillis();
-        if (messagesDue && reducer.hasChanges()) {
-            batch.messages(reducer.takeChanged());
-            lastMessageFlush = nowMillis;
-        }
-        forceMessages = false;
-        for (PendingClarify clarify : pendingClarifies) {
-            batch.clarify(clarify);
-        }
-        pendingClarifies.clear();
-        for (ThreadTouch touch : pendingTouches) {
-            batch.touch(touch);
-        }
-        pendingTouches.clear();
-        long reservation = pendingReservation;
-        if (reservation > 0) {
-            batch.reserveSeq(runId, reservation);
-            pendingReservation = 0;
-        }
-        return new Drained(last, reservation, reducer.hasChanges());
+        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord);
     }
 
-    /** The store committed what this run gave to a batch. */
-    void stored(Drained drained) {
-        if (drained.reservedUpTo() > 0) {
-            synchronized (this) {
-                reservedSeq = Math.max(reservedSeq, drained.reservedUpTo());
+    /**
+     * The store settled what this run gave to batches up to {@code drained} (stored it, or left out rows
+     * it refused). Once that includes the terminal event the run leaves memory: its end is durable.
+     */
+    void stored(RunWrites.Drained drained) {
+        boolean endStored;
+        synchronized (this) {
+            if (drained.reservedUpTo() > 0) {
+                writes.reserved(drained.reservedUpTo());
             }
+            endStored = terminalSeq > 0 && drained.lastSeq() >= terminalSeq;
         }
         if (drained.lastSeq() > 0) {
             runLog.flushed(drained.lastSeq());
+        }
+        if (endStored) {
+            ctx.activeRuns.remove(runId, this);
         }
     }
 
@@ -608,75 +643,23 @@ public final class ActiveRun {
     }
 
     private void withMdc(Runnable work) {
+        String outerThread = MDC.get("parley.threadId");
+        String outerRun = MDC.get("parley.runId");
         MDC.put("parley.threadId", threadId);
         MDC.put("parley.runId", runId);
         try {
             work.run();
         } finally {
-            MDC.remove("parley.threadId");
-            MDC.remove("parley.runId");
+            restore("parley.threadId", outerThread);
+            restore("parley.runId", outerRun);
         }
     }
 
-    /** Feeds the runtime's stream into the run. */
-    private final class Pump implements Flow.Subscriber<AgentStreamEvent> {
-        @Override
-        public void onSubscribe(Flow.Subscription subscription) {
-            upstream = subscription;
-            boolean ended;
-            synchronized (ActiveRun.this) {
-                ended = terminalAppended;
-            }
-            if (ended || detached) {
-                subscription.cancel();
-                return;
-            }
-            subscription.request(Long.MAX_VALUE);
-            if (cancelRequested) {
-                cancel();
-            }
-        }
-
-        @Override
-        public void onNext(AgentStreamEvent event) {
-            if (detached || event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
-                return;
-            }
-            if (event instanceof AgentStreamEvent.ClarifyResolved
-                    && ((AgentStreamEvent.ClarifyResolved) event).outcome() == AgentStreamEvent.ClarifyOutcome.ANSWERED) {
-                return;
-            }
-            try {
-                ingest(event);
-            } catch (RuntimeException e) {
-                log.error("Run {}: an event could not be logged; ending the run", runId, e);
-                Flow.Subscription stream = upstream;
-                if (stream != null) {
-                    stream.cancel();
-                }
-                try {
-                    ingest(new AgentStreamEvent.RunFailed("INTERNAL", "the engine could not log an event"));
-                } catch (RuntimeException again) {
-                    log.error("Run {}: the failure could not be logged either", runId, again);
-                }
-                return;
-            }
-            ctx.writer.awaitCapacity();
-        }
-
-        @Override
-        public void onError(Throwable error) {
-            if (!detached) {
-                fail(error);
-            }
-        }
-
-        @Override
-        public void onComplete() {
-            if (detached) {
-                return;
-            }
-            ingest(new AgentStreamEvent.RunFailed("RUNTIME_FAILED", "the runtime's stream ended without a final event"));
+    private static void restore(String key, @Nullable String value) {
+        if (value == null) {
+            MDC.remove(key);
+        } else {
+            MDC.put(key, value);
         }
     }
 }

@@ -1,11 +1,12 @@
 package dev.parley.chat.engine.internal;
 
-import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
-import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.StoreBatch;
-import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,34 +25,68 @@ import org.slf4j.LoggerFactory;
  * its end ({@link #flushNow()}), so those are durable before anyone sees them.
  *
  * <p>What a crash can lose: the events logged since the last flush (at most one interval's worth, by
- * default 20 ms), never a gap or a reordering — each flush stores whole prefixes of each run's log, in
- * one transaction. A failed write is retried, unchanged, before anything newer is written.
+ * default 20 ms), never a gap or a reordering — each flush stores whole prefixes of each run's log.
+ *
+ * <p>When the store refuses a batch, one run cannot hold up the others: the runs' parts are written one
+ * by one, and a run's part that keeps failing on its own while the store takes other writes is written
+ * row by row. A row the store still refuses is left out (an event is replaced by a status event saying
+ * so, so its seq has no gap), and the run, if still going, fails with STORE_FAILURE. While the store
+ * takes no writes at all, everything is kept and retried with a growing pause, and streams are held back
+ * once {@link EngineLimits#maxPendingEvents()} events wait. A run whose lease another instance holds (a
+ * {@link LeaseLostException} on a fenced batch) is dropped and let go.
  *
  * <p>Thread-safe. Flushes are serialised.
  */
 public final class BatchWriter implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatchWriter.class);
+    /** Failures of a run's part on its own before it is written row by row. */
+    static final int ISOLATE_AFTER = 3;
+    private static final long FIRST_RETRY_PAUSE_MILLIS = 50;
+    private static final long MAX_RETRY_PAUSE_MILLIS = 2_000;
 
-    private final ChatStore store;
-    private final RunCoordinator coordinator;
+    private final EngineContext ctx;
     private final EngineLimits limits;
-    private final Clock clock;
     private final Set<ActiveRun> dirty = ConcurrentHashMap.newKeySet();
+    /** Events logged and neither stored nor dropped yet (back-pressure counts these). */
     private final AtomicLong pendingEvents = new AtomicLong();
     private final Object flushLock = new Object();
     private final Object capacity = new Object();
     private final Thread flusher;
     private volatile boolean closed;
 
-    /** A batch whose write failed, with what it stores per run; retried first. */
-    private @Nullable StoreBatch failedBatch;
-    private Map<ActiveRun, ActiveRun.Drained> failedSeqs = Map.of();
+    /** Work drained from runs and not yet settled (stored or dealt with), per run in drain order. */
+    private final Map<ActiveRun, Part> unsettled = new LinkedHashMap<>();
 
-    BatchWriter(ChatStore store, EngineLimits limits, Clock clock, RunCoordinator coordinator) {
-        this.coordinator = coordinator;
-        this.store = store;
-        this.limits = limits;
-        this.clock = clock;
+    /** One run's drained work; guarded by {@link #flushLock}. */
+    private static final class Part {
+        final ActiveRun run;
+        StoreBatch batch;
+        long lastSeq;
+        long reservedUpTo;
+        /** Times this part failed when written on its own. */
+        int failures;
+
+        Part(ActiveRun run, StoreBatch batch, RunWrites.Drained drained) {
+            this.run = run;
+            this.batch = batch;
+            this.lastSeq = drained.lastSeq();
+            this.reservedUpTo = drained.reservedUpTo();
+        }
+
+        void append(StoreBatch more, RunWrites.Drained drained) {
+            batch = StoreBatch.builder().add(batch).add(more).fence(batch.fence()).build();
+            lastSeq = Math.max(lastSeq, drained.lastSeq());
+            reservedUpTo = Math.max(reservedUpTo, drained.reservedUpTo());
+        }
+
+        RunWrites.Drained drained() {
+            return new RunWrites.Drained(lastSeq, reservedUpTo, false);
+        }
+    }
+
+    BatchWriter(EngineContext ctx) {
+        this.ctx = ctx;
+        this.limits = ctx.limits;
         this.flusher = new Thread(this::flushLoop, "parley-batch-writer");
         this.flusher.setDaemon(true);
         this.flusher.start();
@@ -66,6 +100,13 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
+    /** Events a run dropped without storing them (it was let go): they no longer hold streams back. */
+    void dropped(int events) {
+        if (events > 0) {
+            release(events);
+        }
+    }
+
     /**
      * Stores everything pending now, retrying a failing store a few times.
      *
@@ -76,7 +117,9 @@ public final class BatchWriter implements AutoCloseable {
             if (flushOnce()) {
                 return true;
             }
-            sleep(50L << attempt);
+            if (!StoreRetry.pause(FIRST_RETRY_PAUSE_MILLIS << attempt)) {
+                return false;
+            }
         }
         return false;
     }
@@ -99,89 +142,262 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
+    /** @return true when nothing is left unsettled */
     private boolean flushOnce() {
         synchronized (flushLock) {
-            if (failedBatch != null) {
-                if (!write(failedBatch, failedSeqs)) {
-                    return false;
-                }
-                failedBatch = null;
-                failedSeqs = Map.of();
-            }
-            StoreBatch.Builder batch = StoreBatch.builder();
-            Map<ActiveRun, ActiveRun.Drained> seqs = new LinkedHashMap<>();
-            List<ActiveRun> runs = new ArrayList<>(dirty);
-            long now = clock.millis();
-            for (ActiveRun run : runs) {
-                dirty.remove(run);
-                ActiveRun.Drained drained = run.drainForFlush(batch, now);
-                if (drained.storesProgress()) {
-                    seqs.put(run, drained);
-                }
-                if (drained.stillDirty()) {
-                    dirty.add(run);
-                }
-            }
-            StoreBatch built = batch.build();
-            if (built.isEmpty()) {
+            drainDirtyRuns();
+            dropAbandoned();
+            if (unsettled.isEmpty()) {
                 return true;
             }
-            if (!write(built, seqs)) {
-                failedBatch = built;
-                failedSeqs = seqs;
-                return false;
+            boolean splitting = unsettled.values().stream().anyMatch(part -> part.failures > 0);
+            if (!splitting && writeTogether()) {
+                return true;
             }
-            return true;
+            return writeEachRun();
         }
     }
 
-    private boolean write(StoreBatch batch, Map<ActiveRun, ActiveRun.Drained> seqs) {
-        try {
-            store.write(batch);
-        } catch (RuntimeException e) {
-            log.warn("Storing {} events and {} messages failed; will retry", batch.events().size(),
-                    batch.messages().size(), e);
-            return false;
-        }
-        Map<String, Long> progress = new LinkedHashMap<>();
-        for (Map.Entry<ActiveRun, ActiveRun.Drained> entry : seqs.entrySet()) {
-            entry.getKey().stored(entry.getValue());
-            if (entry.getValue().lastSeq() > 0) {
-                progress.put(entry.getKey().runId(), entry.getValue().lastSeq());
+    private void drainDirtyRuns() {
+        long now = ctx.clock.millis();
+        for (ActiveRun run : new ArrayList<>(dirty)) {
+            dirty.remove(run);
+            StoreBatch.Builder builder = StoreBatch.builder().fence(ctx.fence());
+            RunWrites.Drained drained = run.drainForFlush(builder, now);
+            if (drained.stillDirty()) {
+                dirty.add(run);
+            }
+            StoreBatch batch = builder.build();
+            if (batch.isEmpty()) {
+                continue;
+            }
+            Part part = unsettled.get(run);
+            if (part == null) {
+                unsettled.put(run, new Part(run, batch, drained));
+            } else {
+                part.append(batch, drained);
             }
         }
-        if (!progress.isEmpty()) {
+    }
+
+    private void dropAbandoned() {
+        for (Iterator<Part> parts = unsettled.values().iterator(); parts.hasNext(); ) {
+            Part part = parts.next();
+            if (part.run.isAbandoned()) {
+                parts.remove();
+                release(part.batch.events().size());
+            }
+        }
+    }
+
+    /** The common case: every run's part in one transaction. */
+    private boolean writeTogether() {
+        while (!unsettled.isEmpty()) {
+            StoreBatch batch;
+            if (unsettled.size() == 1) {
+                batch = unsettled.values().iterator().next().batch;
+            } else {
+                StoreBatch.Builder builder = StoreBatch.builder().fence(ctx.fence());
+                unsettled.values().forEach(part -> builder.add(part.batch));
+                batch = builder.build();
+            }
             try {
-                coordinator.progressed(progress);
+                ctx.store.write(batch);
+            } catch (LeaseLostException e) {
+                loseLeases(e.runIds());
+                continue;
             } catch (RuntimeException e) {
-                log.warn("Announcing stored progress to other instances failed; they will catch up", e);
+                log.warn("Storing {} events and {} messages of {} run(s) failed; writing each run's part on its own",
+                        batch.events().size(), batch.messages().size(), unsettled.size(), e);
+                return false;
             }
-        }
-        if (pendingEvents.addAndGet(-batch.events().size()) <= limits.maxPendingEvents()) {
-            synchronized (capacity) {
-                capacity.notifyAll();
-            }
+            settleAll(new ArrayList<>(unsettled.values()));
+            return true;
         }
         return true;
     }
 
-    private void flushLoop() {
-        long interval = limits.eventFlushInterval().toNanos();
-        while (!closed) {
-            LockSupport.parkNanos(this, interval);
+    /** After a failure: each run's part in a transaction of its own, so one run cannot hold up the rest. */
+    private boolean writeEachRun() {
+        List<Part> stored = new ArrayList<>();
+        List<Part> failed = new ArrayList<>();
+        for (Part part : new ArrayList<>(unsettled.values())) {
             try {
-                flushOnce();
+                ctx.store.write(part.batch);
+                stored.add(part);
+            } catch (LeaseLostException e) {
+                loseLeases(e.runIds());
             } catch (RuntimeException e) {
-                log.error("The batch writer failed", e);
+                part.failures++;
+                failed.add(part);
+                log.warn("Run {}: storing its part ({} events) failed, {} time(s) on its own", part.run.runId(),
+                        part.batch.events().size(), part.failures, e);
+            }
+        }
+        settleAll(stored);
+        for (Part part : failed) {
+            if (part.failures >= ISOLATE_AFTER && unsettled.get(part.run) == part) {
+                isolate(part);
+            }
+        }
+        return unsettled.isEmpty();
+    }
+
+    /**
+     * Writes a part that keeps failing row by row. Rows the store refuses while it takes a write right
+     * after them are left out and the run is failed; if the store takes nothing, the part is kept.
+     */
+    private void isolate(Part part) {
+        List<StoreBatch> refused = new ArrayList<>();
+        for (StoreBatch row : rows(part.batch)) {
+            try {
+                ctx.store.write(row);
+            } catch (LeaseLostException e) {
+                loseLeases(e.runIds());
+                return;
+            } catch (RuntimeException e) {
+                refused.add(row);
+            }
+        }
+        if (!refused.isEmpty() && !storeTakesWrites(part.run)) {
+            log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
+            return;
+        }
+        List<String> described = new ArrayList<>();
+        for (StoreBatch row : refused) {
+            described.add(describe(row));
+            for (RunEvent event : row.events()) {
+                recordRefusedEvent(event);
+            }
+        }
+        if (!refused.isEmpty()) {
+            log.error("Run {}: the store refused {} row(s) of it, left out: {}", part.run.runId(), refused.size(),
+                    described);
+            part.run.storeRefused(String.join(", ", described));
+        }
+        settleAll(List.of(part));
+    }
+
+    /** A write that changes nothing: whether the store takes writes for this run at all. */
+    private boolean storeTakesWrites(ActiveRun run) {
+        try {
+            ctx.store.reserveSeq(run.runId(), 0);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Keeps the refused event's seq in the log, as a status event saying what was left out. */
+    private void recordRefusedEvent(RunEvent event) {
+        RunEvent placeholder = new RunEvent(event.runId(), event.seq(), event.timestamp(),
+                new AgentStreamEvent.StatusUpdate(event.runId() + ":store:" + event.seq(), "error",
+                        "An event of this run (" + event.type() + ", seq " + event.seq()
+                                + ") could not be stored and was left out."));
+        try {
+            ctx.store.write(StoreBatch.builder().event(placeholder).fence(ctx.fence()).build());
+        } catch (RuntimeException e) {
+            log.error("Run {}: recording the refused event {} failed too; its seq stays empty", event.runId(),
+                    event.seq(), e);
+        }
+    }
+
+    /** The batch cut into batches of one row each, in the order a write stores them. */
+    private static List<StoreBatch> rows(StoreBatch batch) {
+        List<StoreBatch> rows = new ArrayList<>();
+        batch.threadTouches().forEach(touch -> rows.add(row(batch).touch(touch).build()));
+        batch.runs().forEach(run -> rows.add(row(batch).run(run).build()));
+        batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
+        batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
+        batch.clarifies().forEach(clarify -> rows.add(row(batch).clarify(clarify).build()));
+        batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
+        batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
+        return rows;
+    }
+
+    private static StoreBatch.Builder row(StoreBatch of) {
+        return StoreBatch.builder().fence(of.fence());
+    }
+
+    private static String describe(StoreBatch row) {
+        if (!row.events().isEmpty()) {
+            RunEvent event = row.events().get(0);
+            return "event " + event.seq() + " (" + event.type() + ")";
+        }
+        if (!row.messages().isEmpty()) {
+            return "message " + row.messages().get(0).id();
+        }
+        if (!row.runs().isEmpty()) {
+            return "the run's record (" + row.runs().get(0).status() + ")";
+        }
+        if (!row.clarifies().isEmpty()) {
+            return "clarify " + row.clarifies().get(0).clarifyId();
+        }
+        if (!row.threadTouches().isEmpty()) {
+            return "the thread's activity";
+        }
+        return "its lease or seq reservation";
+    }
+
+    private void loseLeases(Set<String> runIds) {
+        for (Iterator<Part> parts = unsettled.values().iterator(); parts.hasNext(); ) {
+            Part part = parts.next();
+            if (runIds.contains(part.run.runId())) {
+                parts.remove();
+                release(part.batch.events().size());
+                log.warn("Run {}: another instance holds its lease; its unstored work is dropped", part.run.runId());
+                part.run.leaseLost();
             }
         }
     }
 
-    private static void sleep(long millis) {
-        try {
-            TimeUnit.MILLISECONDS.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    private void settleAll(List<Part> parts) {
+        if (parts.isEmpty()) {
+            return;
+        }
+        Map<String, Long> progress = new LinkedHashMap<>();
+        int events = 0;
+        for (Part part : parts) {
+            unsettled.remove(part.run, part);
+            events += part.batch.events().size();
+            part.run.stored(part.drained());
+            if (part.lastSeq > 0) {
+                progress.put(part.run.runId(), part.lastSeq);
+            }
+        }
+        if (!progress.isEmpty()) {
+            try {
+                ctx.coordinator.progressed(progress);
+            } catch (RuntimeException e) {
+                log.warn("Announcing stored progress to other instances failed; they will catch up", e);
+            }
+        }
+        release(events);
+    }
+
+    private void release(int events) {
+        if (pendingEvents.addAndGet(-events) <= limits.maxPendingEvents()) {
+            synchronized (capacity) {
+                capacity.notifyAll();
+            }
+        }
+    }
+
+    private void flushLoop() {
+        long interval = limits.eventFlushInterval().toNanos();
+        long pause = interval;
+        while (!closed) {
+            LockSupport.parkNanos(this, pause);
+            boolean settled;
+            try {
+                settled = flushOnce();
+            } catch (RuntimeException e) {
+                log.error("The batch writer failed", e);
+                settled = false;
+            }
+            pause = settled ? interval
+                    : Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_RETRY_PAUSE_MILLIS),
+                            Math.max(TimeUnit.MILLISECONDS.toNanos(FIRST_RETRY_PAUSE_MILLIS), pause * 2));
         }
     }
 

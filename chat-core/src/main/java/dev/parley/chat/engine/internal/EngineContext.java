@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import org.jspecify.annotations.Nullable;
 
 /** The services every part of the engine shares. Immutable apart from the live maps; thread-safe. */
 public final class EngineContext {
@@ -58,12 +59,12 @@ public final class EngineContext {
         this.work = work;
         this.delivery = delivery;
         this.timers = timers;
-        this.listener = listener;
+        this.listener = new GuardedListener(listener);
         this.hostActions = Map.copyOf(hostActions);
         this.coordinator = coordinator;
         this.leaseTimeout = leaseTimeout;
         this.controlTimeout = controlTimeout;
-        this.writer = new BatchWriter(store, limits, clock, coordinator);
+        this.writer = new BatchWriter(this);
     }
 
     /** The clock's time, at millisecond precision (what the model stores). */
@@ -74,6 +75,11 @@ public final class EngineContext {
     /** True when other instances may share the store. */
     boolean clustered() {
         return coordinator.clustered();
+    }
+
+    /** The instance whose leases this engine's batches must hold (null when alone on the store). */
+    @Nullable String fence() {
+        return clustered() ? coordinator.instanceId() : null;
     }
 
     /** The lease end for a run leased now. */

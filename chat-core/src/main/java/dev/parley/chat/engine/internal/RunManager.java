@@ -44,16 +44,20 @@ import org.slf4j.LoggerFactory;
  * Starts, stops, answers, observes and recovers runs. The public {@link dev.parley.chat.engine.ChatEngine}
  * checks input and ownership, then calls this. Thread-safe.
  */
-public final class RunManager {
+public final class RunManager implements RunHost {
     private static final Logger log = LoggerFactory.getLogger(RunManager.class);
 
     private final EngineContext ctx;
+    private final RunRecovery recovery;
+    /** Set when the engine closes: no run starts any more, queued runs stay queued. Guarded by ctx.lanes. */
+    private boolean closing;
     private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
     /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
     private long lastRenewal;
 
     public RunManager(EngineContext ctx) {
         this.ctx = ctx;
+        this.recovery = new RunRecovery(ctx, this);
         this.lastRenewal = ctx.clock.millis();
     }
 
@@ -87,28 +91,42 @@ public final class RunManager {
         ActiveRun created;
         boolean busy;
         synchronized (ctx.lanes) {
+            if (closing) {
+                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the engine is shutting down");
+            }
             ActiveRun current = ctx.lanes.current(threadId);
-            busy = current != null || !ctx.store.findThreadRuns(threadId, ACTIVE).isEmpty();
+            List<Run> storedActive = current != null ? List.of() : ctx.store.findThreadRuns(threadId, ACTIVE);
+            busy = current != null || !storedActive.isEmpty();
             if (busy && strategy == DoubleTexting.REJECT) {
-                throw ChatException.conflict("the thread already has an active run; wait for it, or cancel it");
+                throw busyThread(strategy);
             }
             if (busy && current == null) {
-                throw ChatException.conflict("the thread's active run is held by another host instance");
+                boolean endingHere = storedActive.stream().map(r -> ctx.activeRuns.get(r.id()))
+                        .anyMatch(a -> a != null && a.isFinished());
+                throw ChatException.conflict(endingHere
+                        ? "the thread's last run has ended, but its end is not stored yet; try again shortly"
+                        : "the thread's active run is held by another host instance");
             }
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
-            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK,
-                    this::onFinished);
+            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK, this);
             StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch)
                     .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK);
             if (ctx.clustered()) {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
-            ctx.store.write(batch.build());
+            try {
+                ctx.store.write(batch.build());
+            } catch (ChatException e) {
+                if (e.code() == ErrorCode.CONFLICT) {
+                    throw busyThread(strategy);
+                }
+                throw e;
+            }
             ctx.activeRuns.put(run.id(), created);
             if (!busy) {
                 ctx.lanes.occupy(threadId, created);
             } else {
-                ctx.lanes.enqueue(threadId, created, strategy == DoubleTexting.INTERRUPT);
+                ctx.lanes.enqueue(threadId, created);
                 if (strategy == DoubleTexting.INTERRUPT) {
                     interrupted = current;
                 }
@@ -124,20 +142,49 @@ public final class RunManager {
                 busy ? RunStatus.QUEUED : RunStatus.RUNNING);
     }
 
-    private void launch(ActiveRun run) {
+    /**
+     * The thread is busy: the double-texting rule's refusal. The store's one-active-run rule gives the
+     * same answer when another instance started a run on the thread in the meantime.
+     */
+    private static ChatException busyThread(DoubleTexting strategy) {
+        return ChatException.conflict(strategy == DoubleTexting.REJECT
+                ? "the thread already has an active run; wait for it, or cancel it"
+                : "the thread's active run is held by another host instance");
+    }
+
+    /** Hands a run's launch to a worker; a refused hand-off ends the run. */
+    void launch(ActiveRun run) {
         try {
             ctx.work.execute(run::launch);
         } catch (RuntimeException e) {
-            log.error("Run {} could not be started", run.runId(), e);
-            run.fail(new ChatException(ErrorCode.INTERNAL, "the engine could not start the run", e));
+            run.launchRefused(e);
         }
     }
 
-    private void onFinished(ActiveRun run) {
-        ctx.activeRuns.remove(run.runId());
+    @Override
+    public void runEnded(ActiveRun run) {
+        releaseLane(run);
+    }
+
+    @Override
+    public void leaseLost(ActiveRun run) {
+        letGo(run.runId(), "another instance holds its lease");
+    }
+
+    boolean isClosing() {
+        synchronized (ctx.lanes) {
+            return closing;
+        }
+    }
+
+    /** Frees the run's thread: the next queued run starts, unless the engine is closing (it stays queued). */
+    private void releaseLane(ActiveRun run) {
         ActiveRun next;
         synchronized (ctx.lanes) {
             next = ctx.lanes.release(run.threadId(), run);
+            if (closing) {
+                return;
+            }
         }
         if (next != null) {
             launch(next);
@@ -159,9 +206,8 @@ public final class RunManager {
             wasQueued = ctx.lanes.dequeue(active.threadId(), active);
         }
         if (wasQueued) {
-            active.announce();
-            active.forceEnd(RunStatus.CANCELLED, "cancelled before it started");
-            ctx.activeRuns.remove(active.runId());
+            active.end(new dev.parley.chat.event.AgentStreamEvent.RunFinished(RunStatus.CANCELLED,
+                    "cancelled before it started"));
         } else {
             active.cancel();
         }
@@ -275,27 +321,21 @@ public final class RunManager {
 
     // ------------------------------------------------------------------ restart
 
-    private static final EnumSet<RunStatus> ACTIVE =
-            EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_INPUT);
-
     /**
      * Brings the store in line after a restart: a run that was RUNNING becomes INTERRUPTED; a run waiting
      * for a clarify answer is re-attached when the runtime can, else INTERRUPTED; QUEUED runs start in
-     * order.
+     * order. With other instances, only runs whose lease expired are taken over.
      */
     public void recover() {
         if (ctx.clustered()) {
             reapExpired();
-            return;
-        }
-        for (Run run : ctx.store.findRuns(ACTIVE)) {
-            try {
-                recover(run);
-            } catch (RuntimeException e) {
-                log.error("Run {} could not be recovered", run.id(), e);
-            }
+        } else {
+            recovery.recoverAll();
         }
     }
+
+    static final EnumSet<RunStatus> ACTIVE =
+            EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_INPUT);
 
     /**
      * Starts listening to the other instances and, when there may be some, renewing this instance's leases
@@ -338,19 +378,13 @@ public final class RunManager {
     /** Stops holding a run another instance owns (or will own) now, without storing anything more for it. */
     private void letGo(String runId, String why) {
         ActiveRun run = ctx.activeRuns.get(runId);
-        if (run == null || run.isFinished()) {
+        if (run == null || run.isAbandoned()) {
             return;
         }
         log.warn("Run {}: letting it go, {}", runId, why);
         run.abandon();
-        ctx.activeRuns.remove(runId);
-        ActiveRun next;
-        synchronized (ctx.lanes) {
-            next = ctx.lanes.release(run.threadId(), run);
-        }
-        if (next != null) {
-            launch(next);
-        }
+        ctx.activeRuns.remove(runId, run);
+        releaseLane(run);
     }
 
     private void reapExpired() {
@@ -362,7 +396,7 @@ public final class RunManager {
                 if (ctx.store.takeOverRun(run.id(), ctx.coordinator.instanceId(), ctx.now(), ctx.leaseEnd())) {
                     log.info("Run {} lost its host (its lease expired); taking it over", run.id());
                     try {
-                        recover(ctx.store.findRun(run.id()).orElse(run));
+                        recovery.recoverOne(ctx.store.findRun(run.id()).orElse(run));
                     } catch (RuntimeException e) {
                         log.error("Run {} could not be taken over", run.id(), e);
                     }
@@ -432,67 +466,20 @@ public final class RunManager {
     }
 
 
-    private void recover(Run run) {
-        long base = Math.max(ctx.store.lastSeq(run.id()), ctx.store.reservedSeq(run.id()));
-        List<Message> initial = new ArrayList<>();
-        if (run.userMessageId() != null) {
-            ctx.store.findMessage(run.userMessageId()).ifPresent(initial::add);
-        }
-        ctx.store.findMessage(run.assistantMessageId()).ifPresent(initial::add);
-        ActiveRun active = new ActiveRun(ctx, run, initial, base, base, this::onFinished);
-        List<RunEvent> page;
-        long cursor = 0;
-        do {
-            page = ctx.store.readEvents(run.id(), cursor, ctx.limits.replayPageSize());
-            active.replayStored(page);
-            if (!page.isEmpty()) {
-                cursor = page.get(page.size() - 1).seq();
-            }
-        } while (!page.isEmpty());
-
-        if (run.status() == RunStatus.QUEUED) {
-            ctx.activeRuns.put(run.id(), active);
-            boolean start;
-            synchronized (ctx.lanes) {
-                start = ctx.lanes.current(run.threadId()) == null;
-                if (start) {
-                    ctx.lanes.occupy(run.threadId(), active);
-                } else {
-                    ctx.lanes.enqueue(run.threadId(), active, false);
-                }
-            }
-            if (start) {
-                launch(active);
-            }
-            log.info("Run {} was queued when the host stopped; it is queued again", run.id());
-            return;
-        }
-
-        Optional<PendingClarify> waiting = ctx.store.listPendingClarifies(run.id()).stream()
-                .filter(c -> c.resumeToken() != null)
-                .findFirst();
-        ctx.activeRuns.put(run.id(), active);
-        synchronized (ctx.lanes) {
-            ctx.lanes.occupy(run.threadId(), active);
-        }
-        if (run.status() == RunStatus.WAITING_FOR_INPUT && waiting.isPresent() && ctx.can(Capability.REATTACH)) {
-            log.info("Run {} waits for a clarify answer; re-attaching to the runtime", run.id());
-            active.reattach(waiting.get().resumeToken());
-            return;
-        }
-        active.announce();
-        active.forceEnd(RunStatus.INTERRUPTED, "the host stopped while the run was active");
-        log.info("Run {} was active when the host stopped; it is INTERRUPTED", run.id());
-    }
-
     /**
      * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable clarify and
      * queued runs stay for the next engine (with other instances, their leases are released so that one of
      * them takes the runs over at once).
      */
     public void close() {
+        synchronized (ctx.lanes) {
+            closing = true;
+        }
         List<String> leftBehind = new ArrayList<>();
         for (ActiveRun run : new ArrayList<>(ctx.activeRuns.values())) {
+            if (run.isFinished()) {
+                continue;
+            }
             Run now = run.snapshot();
             if (now.status() == RunStatus.WAITING_FOR_INPUT && ctx.can(Capability.REATTACH)) {
                 run.detach();
@@ -514,5 +501,4 @@ public final class RunManager {
             }
         }
     }
-
 }

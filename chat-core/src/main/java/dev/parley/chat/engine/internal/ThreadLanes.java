@@ -34,14 +34,9 @@ final class ThreadLanes {
         lane.current = run;
     }
 
-    /** Queues a run behind the current one, last or (to interrupt) first. */
-    synchronized void enqueue(String threadId, ActiveRun run, boolean first) {
-        Lane lane = lanes.computeIfAbsent(threadId, k -> new Lane());
-        if (first) {
-            lane.queued.addFirst(run);
-        } else {
-            lane.queued.addLast(run);
-        }
+    /** Queues a run behind the current one and the runs queued before it: runs start in arrival order. */
+    synchronized void enqueue(String threadId, ActiveRun run) {
+        lanes.computeIfAbsent(threadId, k -> new Lane()).queued.addLast(run);
     }
 
     /** Removes a queued run (it was cancelled before it started); false if it was not queued. */

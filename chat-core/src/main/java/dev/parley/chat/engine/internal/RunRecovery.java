@@ -1,0 +1,145 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.store.PendingClarify;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes over the runs a previous process (or, with other instances, a dead instance) left active in the
+ * store: RUNNING ones end INTERRUPTED, ones waiting on a clarify are re-attached when the runtime can,
+ * QUEUED ones are queued again. A run whose reads fail is tried again shortly, so that no run stays
+ * active in the store for good. Thread-safe.
+ */
+final class RunRecovery {
+    private static final Logger log = LoggerFactory.getLogger(RunRecovery.class);
+    /** Pause before a run that could not be recovered is tried again (alone on the store). */
+    private static final long RETRY_MILLIS = 2_000;
+
+    private final EngineContext ctx;
+    private final RunManager manager;
+
+    RunRecovery(EngineContext ctx, RunManager manager) {
+        this.ctx = ctx;
+        this.manager = manager;
+    }
+
+    /** Recovers every run the store holds as active (alone on the store: they were all this host's). */
+    void recoverAll() {
+        List<Run> left;
+        try {
+            left = ctx.store.findRuns(RunManager.ACTIVE);
+        } catch (RuntimeException e) {
+            log.error("Looking for the runs the last process left failed; trying again shortly", e);
+            retryRecovery(null);
+            return;
+        }
+        recoverEach(left);
+    }
+
+    private void recoverEach(List<Run> left) {
+        List<Run> failed = new ArrayList<>();
+        for (Run run : left) {
+            try {
+                recoverOne(run);
+            } catch (RuntimeException e) {
+                log.error("Run {} could not be recovered; trying again shortly", run.id(), e);
+                failed.add(run);
+            }
+        }
+        if (!failed.isEmpty()) {
+            retryRecovery(failed);
+        }
+    }
+
+    /** Tries the runs again later (all left-over runs when null): a run must not stay RUNNING for good. */
+    private void retryRecovery(@Nullable List<Run> runs) {
+        ctx.timers.schedule(() -> {
+            if (manager.isClosing()) {
+                return;
+            }
+            if (runs == null) {
+                recoverAll();
+                return;
+            }
+            List<Run> current = new ArrayList<>();
+            for (Run run : runs) {
+                try {
+                    ctx.store.findRun(run.id()).filter(r -> RunManager.ACTIVE.contains(r.status())).ifPresent(current::add);
+                } catch (RuntimeException e) {
+                    current.add(run);
+                }
+            }
+            recoverEach(current.stream().filter(r -> !ctx.activeRuns.containsKey(r.id())).toList());
+        }, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Recovers one run: everything is read from the store first, so that a failing store leaves the run
+     * as it was (to be tried again); once the run is in memory, its end is guaranteed by {@link ActiveRun}.
+     */
+    void recoverOne(Run run) {
+        long base = Math.max(ctx.store.lastSeq(run.id()), ctx.store.reservedSeq(run.id()));
+        List<Message> initial = new ArrayList<>();
+        if (run.userMessageId() != null) {
+            ctx.store.findMessage(run.userMessageId()).ifPresent(initial::add);
+        }
+        ctx.store.findMessage(run.assistantMessageId()).ifPresent(initial::add);
+        List<RunEvent> stored = new ArrayList<>();
+        List<RunEvent> page;
+        long cursor = 0;
+        do {
+            page = ctx.store.readEvents(run.id(), cursor, ctx.limits.replayPageSize());
+            stored.addAll(page);
+            if (!page.isEmpty()) {
+                cursor = page.get(page.size() - 1).seq();
+            }
+        } while (!page.isEmpty());
+        Optional<PendingClarify> waiting = run.status() != RunStatus.WAITING_FOR_INPUT ? Optional.empty()
+                : ctx.store.listPendingClarifies(run.id()).stream().filter(c -> c.resumeToken() != null).findFirst();
+
+        ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
+        active.replayStored(stored);
+        boolean start;
+        synchronized (ctx.lanes) {
+            if (manager.isClosing()) {
+                return;
+            }
+            ctx.activeRuns.put(run.id(), active);
+            if (run.status() == RunStatus.QUEUED) {
+                start = ctx.lanes.current(run.threadId()) == null;
+                if (start) {
+                    ctx.lanes.occupy(run.threadId(), active);
+                } else {
+                    ctx.lanes.enqueue(run.threadId(), active);
+                }
+            } else {
+                start = false;
+                ctx.lanes.occupy(run.threadId(), active);
+            }
+        }
+        if (run.status() == RunStatus.QUEUED) {
+            log.info("Run {} was queued when the host stopped; it is queued again", run.id());
+            if (start) {
+                manager.launch(active);
+            }
+            return;
+        }
+        if (waiting.isPresent() && ctx.can(Capability.REATTACH)) {
+            log.info("Run {} waits for a clarify answer; re-attaching to the runtime", run.id());
+            active.reattach(waiting.get().resumeToken());
+            return;
+        }
+        log.info("Run {} was active when the host stopped; it is INTERRUPTED", run.id());
+        active.forceEnd(RunStatus.INTERRUPTED, "the host stopped while the run was active");
+    }
+}

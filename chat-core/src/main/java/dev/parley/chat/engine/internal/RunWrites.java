@@ -1,0 +1,151 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.reduce.RunReducer;
+import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadTouch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one active run has logged and not yet handed to the batch writer, and its seq reservation marks.
+ * Not thread-safe: every call is made holding the run's monitor.
+ */
+final class RunWrites {
+    private static final Logger log = LoggerFactory.getLogger(RunWrites.class);
+
+    private final EngineContext ctx;
+    private final String runId;
+    private List<RunEvent> events = new ArrayList<>();
+    private final List<PendingClarify> clarifies = new ArrayList<>();
+    private final List<ThreadTouch> touches = new ArrayList<>();
+    private boolean runChanged;
+    private boolean messagesDue;
+    private long lastMessageFlush;
+
+    /** The store's reservation mark as known stored: no event above it may be published. */
+    private long reservedSeq;
+    /** The mark asked of the batch writer and not yet stored (0: none asked). */
+    private long requestedReservation;
+    /** The mark to put into the next batch (0: none). */
+    private long pendingReservation;
+
+    /**
+     * What one run gave to a batch.
+     *
+     * @param lastSeq the newest event in the batch, 0 if none
+     * @param reservedUpTo the seq reservation mark in the batch, 0 if none
+     * @param stillDirty message changes were held back (they ride in a later batch)
+     */
+    record Drained(long lastSeq, long reservedUpTo, boolean stillDirty) {
+    }
+
+    RunWrites(EngineContext ctx, String runId, long reservedSeq) {
+        this.ctx = ctx;
+        this.runId = runId;
+        this.reservedSeq = reservedSeq;
+        this.lastMessageFlush = ctx.clock.millis();
+    }
+
+    void event(RunEvent event) {
+        events.add(event);
+    }
+
+    void clarify(PendingClarify clarify) {
+        clarifies.add(clarify);
+        messagesDue = true;
+    }
+
+    void touch(ThreadTouch touch) {
+        touches.add(touch);
+    }
+
+    /** The run's record changed (its status, its end): store it with the next batch. */
+    void runChanged() {
+        runChanged = true;
+    }
+
+    /** Store the reducer's message changes with the next batch rather than at the next message interval. */
+    void messagesNow() {
+        messagesDue = true;
+    }
+
+    /**
+     * Makes sure the store's reservation mark covers {@code seq} before the event can be seen, so that
+     * after a crash new events are numbered above anything a client holds. The next block is asked of the
+     * batch writer as soon as less than a block is left; only a writer a whole block behind (or a run taken
+     * over from another instance) makes the event path wait for the store here.
+     *
+     * @param ending the event ends the run: if the store cannot reserve, it is logged regardless (its seq
+     *     still lies within a block of the stored mark, and nothing follows it)
+     * @throws RuntimeException the store's failure, unless {@code ending}
+     */
+    void reserveFor(long seq, boolean ending) {
+        if (seq > reservedSeq) {
+            long upTo = seq + EngineContext.SEQ_RESERVATION_BLOCK;
+            try {
+                ctx.store.reserveSeq(runId, upTo);
+            } catch (RuntimeException e) {
+                if (!ending) {
+                    throw e;
+                }
+                log.warn("Run {}: reserving seqs failed; logging its end at seq {} regardless", runId, seq, e);
+                return;
+            }
+            reservedSeq = upTo;
+        } else if (reservedSeq - seq < EngineContext.SEQ_RESERVATION_BLOCK && requestedReservation <= reservedSeq) {
+            requestedReservation = reservedSeq + EngineContext.SEQ_RESERVATION_BLOCK;
+            pendingReservation = requestedReservation;
+        }
+    }
+
+    /** Forgets everything not yet handed over; returns how many events that dropped. */
+    int dropAll() {
+        int dropped = events.size();
+        events = new ArrayList<>();
+        clarifies.clear();
+        touches.clear();
+        runChanged = false;
+        return dropped;
+    }
+
+    /** Moves the pending work into a batch: events, the run's record, due message changes, the rest. */
+    Drained drainInto(StoreBatch.Builder batch, long nowMillis, RunReducer reducer, Supplier<Run> record) {
+        long last = 0;
+        if (!events.isEmpty()) {
+            batch.events(events);
+            last = events.get(events.size() - 1).seq();
+            events = new ArrayList<>();
+        }
+        if (runChanged) {
+            batch.run(record.get());
+            runChanged = false;
+        }
+        boolean due = messagesDue || nowMillis - lastMessageFlush >= ctx.limits.messageFlushInterval().toMillis();
+        if (due && reducer.hasChanges()) {
+            batch.messages(reducer.takeChanged());
+            lastMessageFlush = nowMillis;
+        }
+        messagesDue = false;
+        clarifies.forEach(batch::clarify);
+        clarifies.clear();
+        touches.forEach(batch::touch);
+        touches.clear();
+        long reservation = pendingReservation;
+        if (reservation > 0) {
+            batch.reserveSeq(runId, reservation);
+            pendingReservation = 0;
+        }
+        return new Drained(last, reservation, reducer.hasChanges());
+    }
+
+    /** A reservation mark handed over in a batch is stored. */
+    void reserved(long upTo) {
+        reservedSeq = Math.max(reservedSeq, upTo);
+    }
+}

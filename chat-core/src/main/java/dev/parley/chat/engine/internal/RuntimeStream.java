@@ -1,0 +1,61 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.event.AgentStreamEvent;
+import java.util.concurrent.Flow;
+
+/**
+ * Feeds the runtime's stream into one run. Every signal is guarded: whatever fails while handling it ends
+ * the run. Signals arrive on the runtime's threads, one at a time (Reactive Streams).
+ */
+final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
+    private final EngineContext ctx;
+    private final ActiveRun run;
+
+    RuntimeStream(EngineContext ctx, ActiveRun run) {
+        this.ctx = ctx;
+        this.run = run;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+        if (!run.attachUpstream(subscription)) {
+            return;
+        }
+        run.guarded(() -> {
+            subscription.request(Long.MAX_VALUE);
+            if (run.isCancelRequested()) {
+                run.cancel();
+            }
+        });
+    }
+
+    @Override
+    public void onNext(AgentStreamEvent event) {
+        if (run.isDetached() || event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
+            return;
+        }
+        if (event instanceof AgentStreamEvent.ClarifyResolved resolved
+                && resolved.outcome() == AgentStreamEvent.ClarifyOutcome.ANSWERED) {
+            return;
+        }
+        run.guarded(() -> {
+            run.ingest(event);
+            ctx.writer.awaitCapacity();
+        });
+    }
+
+    @Override
+    public void onError(Throwable error) {
+        if (!run.isDetached()) {
+            run.guarded(() -> run.fail(error));
+        }
+    }
+
+    @Override
+    public void onComplete() {
+        if (!run.isDetached()) {
+            run.guarded(() -> run.end(new AgentStreamEvent.RunFailed("RUNTIME_FAILED",
+                    "the runtime's stream ended without a final event")));
+        }
+    }
+}

@@ -1,0 +1,395 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.testing.InterceptedStore;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Failures at points a run's life does not control — the store, the executor, shutdown, the queue — each
+ * reproduced from the review that found it: the run must still reach a terminal event, be stored so, and
+ * leave its thread free for the next message.
+ */
+class FailurePathTest extends EngineTestSupport {
+    private final InMemoryChatStore memory = new InMemoryChatStore();
+    private final List<ExecutorService> pools = new ArrayList<>();
+
+    @AfterEach
+    void stopPools() {
+        pools.forEach(ExecutorService::shutdownNow);
+    }
+
+    private static ChatException injected(String what) {
+        return new ChatException(ErrorCode.STORE_FAILURE, "injected failure: " + what);
+    }
+
+    private static List<RunEvent> eventsOf(ChatStore store, String runId) {
+        return store.readEvents(runId, 0, 10_000);
+    }
+
+    /** Starts runs on the thread until one is accepted (its previous run's end may still be on its way). */
+    private static RunTicket startWhenFree(ChatEngine engine, String threadId, String text) {
+        return await(() -> {
+            try {
+                return engine.startRun(ALICE, threadId, StartRun.of(text));
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT) {
+                    throw e;
+                }
+                return null;
+            }
+        }, ticket -> ticket != null, "the thread to take a new message");
+    }
+
+    // ------------------------------------------------------------------ review defect 3
+
+    @Test
+    void aStoreErrorWhileTheRunLaunchesEndsItFailedAndFreesTheThread() {
+        AtomicBoolean failNextLaunchRead = new AtomicBoolean(true);
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("findThread") && Thread.currentThread().getName().startsWith("parley-work")
+                    && failNextLaunchRead.getAndSet(false)) {
+                throw injected("reading the thread at launch");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = engine.startRun(ALICE, threadId, StartRun.of("hello"));
+
+        Run failed = awaitRun(engine, first.runId(), RunStatus.FAILED);
+        assertThat(failed.error().code()).isEqualTo("STORE_FAILURE");
+        await(() -> memory.findRun(first.runId()).orElseThrow().status(), s -> s == RunStatus.FAILED, "the end stored");
+        List<RunEvent> events = eventsOf(memory, first.runId());
+        assertThat(events.get(0).event()).isInstanceOf(AgentStreamEvent.RunStarted.class);
+        assertThat(events.get(events.size() - 1).event()).isInstanceOf(AgentStreamEvent.RunFailed.class);
+
+        RunTicket next = engine.startRun(ALICE, threadId, StartRun.of("again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    // ------------------------------------------------------------------ review defect 4
+
+    private static boolean carriesPoison(StoreBatch batch) {
+        return batch.events().stream().anyMatch(e -> e.event() instanceof AgentStreamEvent.TextDelta delta
+                && delta.delta().equals("POISON"));
+    }
+
+    @Test
+    void aRowTheStoreRefusesIsIsolatedItsRunFailedAndEverythingElseStored() {
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("write") && carriesPoison((StoreBatch) args[0])) {
+                throw injected("a row the database refuses");
+            }
+            return proceed.call();
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("poison")
+                ? (r, p) -> {
+                    p.text("fine ");
+                    p.text("POISON");
+                    p.awaitCancel();
+                }
+                : Scripts.slow(40, 10));
+        ChatEngine engine = engine(runtime);
+        String healthyThread = engine.createThread(ALICE, NewThread.empty()).id();
+        String poisonedThread = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket healthy = engine.startRun(ALICE, healthyThread, StartRun.of("healthy"));
+        RunTicket poisoned = engine.startRun(ALICE, poisonedThread, StartRun.of("poison"));
+
+        Run failed = awaitRun(engine, poisoned.runId(), RunStatus.FAILED);
+        assertThat(failed.error().code()).isEqualTo("STORE_FAILURE");
+        awaitRun(engine, healthy.runId(), RunStatus.SUCCEEDED);
+        await(() -> memory.findRun(healthy.runId()).orElseThrow().status(), s -> s == RunStatus.SUCCEEDED,
+                "the healthy run stored as it ended");
+        await(() -> memory.findRun(poisoned.runId()).orElseThrow().status(), s -> s == RunStatus.FAILED,
+                "the poisoned run stored as failed");
+
+        List<RunEvent> stored = eventsOf(memory, poisoned.runId());
+        assertThat(stored).extracting(RunEvent::seq).as("no gap where the refused event was")
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, stored.size()).boxed().toList());
+        assertThat(stored).filteredOn(e -> e.event() instanceof AgentStreamEvent.StatusUpdate status
+                && status.text().contains("could not be stored")).as("the refused event is recorded").hasSize(1);
+        assertThat(stored.get(stored.size() - 1).event()).isInstanceOfSatisfying(AgentStreamEvent.RunFailed.class,
+                end -> assertThat(end.code()).isEqualTo("STORE_FAILURE"));
+        List<RunEvent> healthyEvents = eventsOf(memory, healthy.runId());
+        assertThat(healthyEvents).extracting(RunEvent::seq).as("the other run's events are all stored")
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, healthyEvents.size()).boxed().toList());
+        assertThat(healthyEvents.get(healthyEvents.size() - 1).event())
+                .isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+
+        awaitRun(engine, startWhenFree(engine, poisonedThread, "after").runId(), RunStatus.SUCCEEDED);
+        awaitRun(engine, startWhenFree(engine, healthyThread, "after").runId(), RunStatus.SUCCEEDED);
+    }
+
+    // ------------------------------------------------------------------ review defect 5
+
+    /** Refuses its first {@code refusals} tasks, as a saturated bounded pool does, then runs them. */
+    private ExecutorService refusingFirst(int refusals) {
+        ExecutorService pool = Executors.newCachedThreadPool();
+        pools.add(pool);
+        AtomicInteger left = new AtomicInteger(refusals);
+        return new AbstractExecutorService() {
+            @Override
+            public void execute(Runnable task) {
+                if (left.getAndDecrement() > 0) {
+                    throw new RejectedExecutionException("the pool is full");
+                }
+                pool.execute(task);
+            }
+
+            @Override
+            public void shutdown() {
+                pool.shutdown();
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return pool.shutdownNow();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return pool.isShutdown();
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return pool.isTerminated();
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+                return pool.awaitTermination(timeout, unit);
+            }
+        };
+    }
+
+    @Test
+    void aLaunchTheExecutorRefusesEndsFailedAfterItsStartAndFreesTheThread() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")), b -> b.executor(refusingFirst(1)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket refused = engine.startRun(ALICE, threadId, StartRun.of("hello"));
+
+        Run failed = awaitRun(engine, refused.runId(), RunStatus.FAILED);
+        assertThat(failed.error().code()).isEqualTo("INTERNAL");
+        assertThat(store.findRun(refused.runId()).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+        assertThat(eventsOf(store, refused.runId())).extracting(e -> e.event().getClass().getSimpleName())
+                .containsExactly("RunStarted", "MessagesSnapshot", "RunFailed");
+
+        RunTicket next = engine.startRun(ALICE, threadId, StartRun.of("again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aClosedEngineRefusesNewRunsAndStoresNothing() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        engine.close();
+
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> engine.startRun(ALICE, threadId, StartRun.of("hello")));
+        assertThat(store.findThreadRuns(threadId, EnumSet.allOf(RunStatus.class))).isEmpty();
+        assertThat(store.listTopLevelMessages(threadId, null, 10)).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ review defect 6
+
+    private Run leftRunning(ChatStore target, String runId) {
+        Instant t0 = Instant.parse("2026-11-29T10:00:00Z");
+        String threadId = "t-" + runId;
+        target.createThread(new ChatThread(threadId, ALICE, "t", null, null, null, ThreadStatus.ACTIVE, t0, t0));
+        UserMessage user = new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, t0, "hello");
+        AssistantMessage answer = new AssistantMessage(runId + "-a", threadId, runId, user.id(),
+                MessageStatus.IN_PROGRESS, t0, "", null, null);
+        Run run = new Run(runId, threadId, ALICE, RunStatus.RUNNING, user.id(), answer.id(), "hello", null, null, null,
+                Map.of(), t0, t0, null, null, null, null);
+        target.write(StoreBatch.builder().run(run).message(user).message(answer)
+                .event(new RunEvent(runId, 1, t0.toEpochMilli(), new AgentStreamEvent.RunStarted(threadId, runId, answer.id())))
+                .reserveSeq(runId, 4096).build());
+        return run;
+    }
+
+    @Test
+    void aRecoveredRunWhoseSeqCannotBeReservedStillEndsInterruptedAndFreesTheThread() {
+        Run run = leftRunning(memory, "r1");
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("reserveSeq")) {
+                throw injected("reserving seqs");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        await(() -> memory.findRun(run.id()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED, "the end stored");
+        awaitRun(engine, startWhenFree(engine, run.threadId(), "next").runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aRunThatCouldNotBeRecoveredAtStartIsRecoveredOnceTheStoreAnswers() {
+        Run run = leftRunning(memory, "r2");
+        AtomicInteger failedReads = new AtomicInteger();
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("readEvents") && failedReads.getAndIncrement() < 2) {
+                throw injected("reading the run's events");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+
+        await(() -> memory.findRun(run.id()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
+                "the run recovered after all");
+        awaitRun(engine, startWhenFree(engine, run.threadId(), "next").runId(), RunStatus.SUCCEEDED);
+    }
+
+    // ------------------------------------------------------------------ review defect 7
+
+    @Test
+    void aHostActionWhoseExecutionCannotBeClaimedGoesBackToTheRuntimeAsAnErrorAndRunsNothing() {
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("claimHostAction")) {
+                throw injected("claiming the execution");
+            }
+            return proceed.call();
+        });
+        AtomicInteger handled = new AtomicInteger();
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.callsHostAction("order", "{}"));
+        ChatEngine engine = engine(runtime, b -> b.hostAction(new HostAction(new HostToolSpec("order", "Orders", "{}"),
+                call -> "ordered #" + handled.incrementAndGet())));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("order it"));
+
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(handled).as("without a claim the handler does not run").hasValue(0);
+        assertThat(runtime.toolResults()).singleElement().satisfies(r -> assertThat(r.error()).isTrue());
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .startsWith("The tool failed: ");
+    }
+
+    @Test
+    void aHostActionResultThatCannotBeRecordedStillReachesTheRuntime() {
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("completeHostAction")) {
+                throw injected("recording the result");
+            }
+            return proceed.call();
+        });
+        AtomicInteger handled = new AtomicInteger();
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.callsHostAction("order", "{}"));
+        ChatEngine engine = engine(runtime, b -> b.hostAction(new HostAction(new HostToolSpec("order", "Orders", "{}"),
+                call -> "ordered #" + handled.incrementAndGet())));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("order it"));
+
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(handled).hasValue(1);
+        assertThat(runtime.toolResults()).singleElement().satisfies(r -> {
+            assertThat(r.error()).isFalse();
+            assertThat(r.result()).isEqualTo("ordered #1");
+        });
+        assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("The tool said: ordered #1");
+    }
+
+    // ------------------------------------------------------------------ review defect 8
+
+    @Test
+    void closingLeavesQueuedRunsQueuedForTheNextEngine() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("first")
+                ? Scripts.streamsUntilCancelled() : Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime, b -> b.doubleTexting(DoubleTexting.ENQUEUE));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = engine.startRun(ALICE, threadId, StartRun.of("first"));
+        await(() -> runtime.isPlaying(first.runId()), playing -> playing, "the first run to play");
+        RunTicket queued = engine.startRun(ALICE, threadId, StartRun.of("second"));
+        assertThat(queued.status()).isEqualTo(RunStatus.QUEUED);
+
+        engine.close();
+        assertThat(store.findRun(first.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(store.findRun(queued.runId()).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+        assertThat(runtime.requests()).extracting(r -> r.userMessage()).containsExactly("first");
+
+        ChatEngine next = engine(runtime);
+        awaitRun(next, queued.runId(), RunStatus.SUCCEEDED);
+    }
+
+    // ------------------------------------------------------------------ review defect 11
+
+    @Test
+    void interruptingMessagesRunInTheOrderTheyArrived() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("first")
+                ? slowToStop() : Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime, b -> b.doubleTexting(DoubleTexting.INTERRUPT));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = engine.startRun(ALICE, threadId, StartRun.of("first"));
+        await(() -> runtime.isPlaying(first.runId()), playing -> playing, "the first run to play");
+        RunTicket second = engine.startRun(ALICE, threadId, StartRun.of("second"));
+        RunTicket third = engine.startRun(ALICE, threadId, StartRun.of("third"));
+
+        awaitRun(engine, third.runId(), RunStatus.SUCCEEDED);
+        awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime.requests()).extracting(r -> r.userMessage()).containsExactly("first", "second", "third");
+    }
+
+    @Test
+    void anInterruptingMessageDoesNotOvertakeAQueuedRegenerate() {
+        AtomicInteger played = new AtomicInteger();
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> played.incrementAndGet() == 2
+                ? slowToStop() : Scripts.instant("answer"));
+        ChatEngine engine = engine(runtime, b -> b.doubleTexting(DoubleTexting.INTERRUPT));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket asked = engine.startRun(ALICE, threadId, StartRun.of("question"));
+        awaitRun(engine, asked.runId(), RunStatus.SUCCEEDED);
+
+        RunTicket again = engine.regenerate(ALICE, asked.assistantMessageId());
+        await(() -> runtime.isPlaying(again.runId()), playing -> playing, "the regenerate to play");
+        RunTicket againQueued = engine.regenerate(ALICE, asked.assistantMessageId());
+        RunTicket newMessage = engine.startRun(ALICE, threadId, StartRun.of("new question"));
+
+        awaitRun(engine, newMessage.runId(), RunStatus.SUCCEEDED);
+        awaitRun(engine, againQueued.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime.requests()).extracting(r -> r.runId())
+                .containsExactly(asked.runId(), again.runId(), againQueued.runId(), newMessage.runId());
+    }
+
+    /** Streams until cancelled, and takes 200 ms to stop, so that the runs sent meanwhile queue up. */
+    private static ScriptedRuntime.Script slowToStop() {
+        return (r, p) -> {
+            try {
+                p.text("working");
+                p.awaitCancel();
+            } finally {
+                Thread.sleep(200);
+            }
+        };
+    }
+}
