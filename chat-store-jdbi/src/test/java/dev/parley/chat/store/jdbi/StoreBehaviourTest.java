@@ -3,6 +3,7 @@ package dev.parley.chat.store.jdbi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
@@ -202,6 +203,52 @@ abstract class StoreBehaviourTest {
             assertThat(answers).containsOnly(AnswerOutcome.ACCEPTED, AnswerOutcome.REPLAYED, AnswerOutcome.CONFLICT);
             assertThat(second.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
         }
+    }
+
+    /**
+     * A host pool with auto-commit off (a common JPA setting) hands out connections already "in a
+     * transaction" and rolls back whatever is uncommitted when they come back: the store must commit its
+     * writes itself. Read back through another store on another pool.
+     */
+    @Test
+    void writesAreCommittedWhenTheHostsPoolTurnsAutoCommitOff() {
+        try (JdbiChatStore migrating = database.store().build()) {
+            assertThat(migrating.findThread("t")).isEmpty();
+        }
+        HikariDataSource noAutoCommit = database.pool(database.jdbcUrl(), 4, config -> {
+            config.setAutoCommit(false);
+            return config;
+        });
+        try (JdbiChatStore store = JdbiChatStore.builder(noAutoCommit).build()) {
+            writeEveryKind(store);
+        }
+        noAutoCommit.close();
+        try (JdbiChatStore reopened = database.store().build()) {
+            assertEveryKindStored(reopened);
+        }
+    }
+
+    /** Writes what {@link #assertEveryKindStored} checks: a thread, a batch, an answer, a claim, a reservation. */
+    static void writeEveryKind(ChatStore store) {
+        store.createThread(thread("t"));
+        store.write(flush("t", "r1"));
+        assertThat(store.answerClarify("r1", "c1", List.of("a"), T0)).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow()).isTrue();
+        store.reserveSeq("r1", 4097);
+        assertThat(store.findThread("t")).as("the writer reads its own writes").isPresent();
+    }
+
+    static void assertEveryKindStored(ChatStore store) {
+        assertThat(store.findThread("t").orElseThrow().runtimeSessionId()).isEqualTo("sess-r1");
+        assertThat(store.findRun("r1")).isPresent();
+        assertThat(store.readEvents("r1", 0, 1000)).hasSize(250);
+        assertThat(store.listStepMessages(List.of("r1"))).hasSize(20);
+        PendingClarify answered = store.findClarify("r1", "c1").orElseThrow();
+        assertThat(answered.state()).isEqualTo(ClarifyState.ANSWERED);
+        assertThat(answered.answer()).containsExactly("a");
+        assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
+                .as("the claim was kept: a second claim does not win").isFalse();
+        assertThat(store.reservedSeq("r1")).isEqualTo(4097);
     }
 
     @Test
