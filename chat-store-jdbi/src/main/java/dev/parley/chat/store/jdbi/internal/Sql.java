@@ -26,9 +26,13 @@ public final class Sql {
     public static final String LIST_THREADS = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
             + "WHERE owner_id = :ownerId ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
-    /** The page after a cursor (keyset paging on the list's order, served by the owner-activity index). */
+    /**
+     * Hot: the page after a cursor (keyset paging on the list's order). The row-value comparison, unlike
+     * its spelled-out {@code a < x OR (a = x AND b < y)}, lets both planners enter the owner-activity index
+     * at the cursor instead of reading the owner's threads from the newest on and filtering them.
+     */
     public static final String LIST_THREADS_AFTER = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
-            + "WHERE owner_id = :ownerId AND (last_message_at < :afterAt OR (last_message_at = :afterAt AND id < :afterId)) "
+            + "WHERE owner_id = :ownerId AND (last_message_at, id) < (:afterAt, :afterId) "
             + "ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
     public static final String UPDATE_THREAD = "UPDATE parley_threads "
