@@ -561,14 +561,23 @@ public final class JdbiChatStore implements ChatStore {
                         + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
             }
         }
+        String tooOld = "the Parley tables are older than this version: run the newer migrations "
+                + "(ParleyMigrations.migrate, or the scripts at " + ParleyMigrations.location(databaseKind())
+                + ") or build the store with migrate(true)";
         for (String probe : Sql.LATER_COLUMN_PROBES) {
             try {
                 db.read("probing the schema version", h -> h.createQuery(probe).mapToMap().list());
             } catch (ChatException e) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley tables are older than this version: run "
-                        + "the newer migrations (ParleyMigrations.migrate, or the scripts at "
-                        + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
+                throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
             }
+        }
+        int oneActiveRunIndex = db.read("probing the schema version", h -> h.createQuery(db.dialect().indexExistsQuery())
+                .bind("name", Sql.ONE_ACTIVE_RUN_INDEX)
+                .mapTo(Integer.class)
+                .one());
+        if (oneActiveRunIndex == 0) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + Sql.ONE_ACTIVE_RUN_INDEX
+                    + " of version 3 is missing)");
         }
     }
 

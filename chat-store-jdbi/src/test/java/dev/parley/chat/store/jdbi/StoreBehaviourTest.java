@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 
 /** What the store promises beyond the core contract: atomic batches, JDBC batching, failures, races between stores. */
 abstract class StoreBehaviourTest {
-    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     TestDatabase database;
 
     abstract TestDatabase createDatabase();
@@ -52,11 +52,11 @@ abstract class StoreBehaviourTest {
         database.close();
     }
 
-    private static ChatThread thread(String id) {
+    static ChatThread thread(String id) {
         return new ChatThread(id, "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0);
     }
 
-    private static Run run(String id, String threadId) {
+    static Run run(String id, String threadId) {
         return new Run(id, threadId, "alice", RunStatus.RUNNING, id + "-u", id + "-a", "hello", null, null, null,
                 Map.of(), T0, T0, null, null, null, null);
     }
@@ -66,12 +66,17 @@ abstract class StoreBehaviourTest {
                 ClarifyState.PENDING, List.of(), T0, null);
     }
 
-    /** A flush as the engine makes it: a touch, runs, messages, hundreds of events, a clarify. */
+    /**
+     * A flush as the engine makes it: a touch, runs, messages, hundreds of events, a clarify. The first run
+     * is RUNNING, the others are queued behind it (a thread has one active run at most).
+     */
     private static StoreBatch flush(String threadId, String... runIds) {
         StoreBatch.Builder batch = StoreBatch.builder()
                 .touch(new ThreadTouch(threadId, "sess-" + runIds[0], T0.plusSeconds(60), "Hi"));
         for (String runId : runIds) {
-            batch.run(run(runId, threadId))
+            Run run = run(runId, threadId);
+            batch.run(runId.equals(runIds[0]) ? run : new Run(runId, threadId, "alice", RunStatus.QUEUED, run.userMessageId(),
+                    run.assistantMessageId(), run.input(), null, null, null, Map.of(), T0, null, null, null, null, null))
                     .message(new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, T0, "hi"))
                     .message(new AssistantMessage(runId + "-a", threadId, runId, runId + "-u", MessageStatus.IN_PROGRESS,
                             T0, "partial", null, null));
@@ -134,6 +139,7 @@ abstract class StoreBehaviourTest {
         try (JdbiChatStore store = database.store().build()) {
             store.createThread(thread("t"));
             store.write(flush("t", "r0"));
+            store.write(StoreBatch.builder().run(run("r0", "t").finished(RunStatus.SUCCEEDED, T0, null, null, null)).build());
             Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_clarifies"));
 
             assertThatThrownBy(() -> store.write(flush("t", "r1")))

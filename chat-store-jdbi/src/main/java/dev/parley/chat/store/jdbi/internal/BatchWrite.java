@@ -1,20 +1,27 @@
 package dev.parley.chat.store.jdbi.internal;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
@@ -133,12 +140,19 @@ public final class BatchWrite {
         statement.execute();
     }
 
+    /**
+     * Upserts the runs, those that hold their thread (RUNNING, WAITING_FOR_INPUT) last, so that a run that
+     * ends and the next that starts can share a batch (the index is checked row by row); otherwise in batch
+     * order. A run that would be a thread's second active run fails the batch with CONFLICT.
+     */
     private void upsertRuns(Handle h, List<Run> runs) {
         if (runs.isEmpty()) {
             return;
         }
+        List<Run> ordered = new ArrayList<>(runs);
+        ordered.sort(Comparator.comparing(BatchWrite::holdsThread)); // stable: false (leaving or idle) first
         PreparedBatch statement = h.prepareBatch(Sql.UPSERT_RUN);
-        for (Run run : runs) {
+        for (Run run : ordered) {
             ErrorInfo error = run.error();
             TokenUsage usage = run.usage();
             statement.bind("id", run.id())
@@ -163,7 +177,32 @@ public final class BatchWrite {
                     .bind("guardrailsFailureReason", run.guardrailsFailureReason())
                     .add();
         }
-        statement.execute();
+        try {
+            statement.execute();
+        } catch (JdbiException e) {
+            if (db.dialect().violatesOneActiveRun(e)) {
+                throw oneActiveRunConflict(ordered, e);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean holdsThread(Run run) {
+        return run.status() == RunStatus.RUNNING || run.status() == RunStatus.WAITING_FOR_INPUT;
+    }
+
+    /** CONFLICT naming the thread (the database does not say which of the batch's threads it was). */
+    private static ChatException oneActiveRunConflict(List<Run> runs, JdbiException cause) {
+        Set<String> threads = new LinkedHashSet<>();
+        for (Run run : runs) {
+            if (holdsThread(run)) {
+                threads.add(run.threadId());
+            }
+        }
+        String message = threads.size() == 1
+                ? "thread " + threads.iterator().next() + " already has an active run"
+                : "one of the threads " + threads + " already has an active run";
+        return new ChatException(ErrorCode.CONFLICT, message, cause);
     }
 
     private static void upsertMessages(Handle h, List<EncodedMessage> messages) {

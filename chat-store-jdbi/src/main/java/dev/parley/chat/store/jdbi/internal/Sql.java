@@ -119,6 +119,12 @@ public final class Sql {
     public static final String FIND_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE status IN (<statuses>) ORDER BY save_order";
 
+    /**
+     * The partial unique index (migration V3) that keeps a thread to one RUNNING or WAITING_FOR_INPUT run;
+     * a batch breaking it fails with a unique violation naming it (SQLite: naming its column).
+     */
+    public static final String ONE_ACTIVE_RUN_INDEX = "parley_runs_one_active_per_thread";
+
     /** Hot: is the thread busy? */
     public static final String FIND_THREAD_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE thread_id = :threadId AND status IN (<statuses>) ORDER BY save_order";
@@ -241,6 +247,14 @@ public final class Sql {
     /** Queries that fail unless the columns added after version 1 exist (the host ran every migration). */
     public static final List<String> LATER_COLUMN_PROBES = List.of(
         "SELECT lease_owner, lease_until FROM parley_runs WHERE 1 = 0");
+
+    /** SQLite: 1 if the index {@code :name} exists, else 0. */
+    public static final String SQLITE_INDEX_EXISTS =
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name";
+
+    /** PostgreSQL: 1 if the index {@code :name} exists in the search path (where the tables are found), else 0. */
+    public static final String POSTGRESQL_INDEX_EXISTS =
+            "SELECT CASE WHEN to_regclass(:name) IS NULL THEN 0 ELSE 1 END";
 
     /** A query that fails unless {@code table} exists and is readable; it reads no row. */
     public static String probe(String table) {

@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's way to its database: reads on handles of their own, writes in transactions, serialised when
- * the database takes one writer at a time (SQLite), and every failure turned into a {@link ChatException}
- * with {@link ErrorCode#STORE_FAILURE} and the cause. Thread-safe.
+ * the database takes one writer at a time (SQLite), and every failure of the database turned into a
+ * {@link ChatException} with {@link ErrorCode#STORE_FAILURE} and the cause (a ChatException the work throws,
+ * such as CONFLICT, passes as it is). Thread-safe.
  */
 public final class StoreDatabase implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StoreDatabase.class);
@@ -139,8 +140,9 @@ public final class StoreDatabase implements AutoCloseable {
         }
     }
 
+    /** A failure as the store reports it: a ChatException the work threw (e.g. CONFLICT) as it is. */
     private ChatException failure(String what, RuntimeException e) {
-        if (e instanceof ChatException && ((ChatException) e).code() == ErrorCode.STORE_FAILURE) {
+        if (e instanceof ChatException) {
             return (ChatException) e;
         }
         return new ChatException(ErrorCode.STORE_FAILURE,
