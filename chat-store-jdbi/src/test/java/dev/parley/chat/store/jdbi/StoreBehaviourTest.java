@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.AssistantMessage;
@@ -20,6 +21,7 @@ import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.HostActionRecord;
+import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
@@ -255,6 +257,39 @@ abstract class StoreBehaviourTest {
         assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
                 .as("the claim was kept: a second claim does not win").isFalse();
         assertThat(store.reservedSeq("r1")).isEqualTo(4097);
+    }
+
+    /** A fence over more runs than one IN list binds is checked in chunks, and still refuses the batch whole. */
+    @Test
+    void aFencedBatchOfManyRunsIsCheckedWhole() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            StoreBatch.Builder setup = StoreBatch.builder();
+            for (int i = 0; i < 1200; i++) {
+                String runId = String.format("r%04d", i);
+                setup.run(new Run(runId, "t", "alice", RunStatus.QUEUED, null, runId + "-a", "hi", null, null, null,
+                        Map.of(), T0, null, null, null, null, null));
+                setup.lease(new RunLease(runId, i == 1100 ? "host-b" : "host-a", T0.plusSeconds(30)));
+            }
+            store.write(setup.build());
+            StoreBatch.Builder all = StoreBatch.builder().fence("host-a");
+            StoreBatch.Builder mine = StoreBatch.builder().fence("host-a");
+            for (int i = 1199; i >= 0; i--) {
+                RunEvent event = new RunEvent(String.format("r%04d", i), 1, T0.toEpochMilli(),
+                        new AgentStreamEvent.TextDelta("a", "x"));
+                all.event(event);
+                if (i != 1100) {
+                    mine.event(event);
+                }
+            }
+            assertThatThrownBy(() -> store.write(all.build()))
+                    .isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.runIds()).containsExactly("r1100"));
+            assertThat(store.readEvents("r0000", 0, 10)).isEmpty();
+            store.write(mine.build());
+            assertThat(store.readEvents("r0000", 0, 10)).hasSize(1);
+            assertThat(store.readEvents("r1199", 0, 10)).hasSize(1);
+            assertThat(store.readEvents("r1100", 0, 10)).isEmpty();
+        }
     }
 
     @Test

@@ -10,11 +10,14 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TokenUsage;
+import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +26,7 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, clarifies,
@@ -30,6 +34,8 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  * arrays), so a flush of hundreds of events costs a handful of round trips. Thread-safe.
  */
 public final class BatchWrite {
+    /** How many run ids one fence check binds at most; a batch of more runs is checked in chunks. */
+    private static final int MAX_IN_LIST = 500;
     /** Events per array insert: bounds one statement's size when the writer catches up a long backlog. */
     private static final int EVENTS_PER_STATEMENT = 4096;
 
@@ -48,6 +54,10 @@ public final class BatchWrite {
         EncodedBatch encoded = encode(batch);
         db.write("storing a batch of " + batch.events().size() + " events and " + batch.messages().size()
                 + " messages", h -> {
+                    String fence = batch.fence();
+                    if (fence != null) {
+                        checkFence(h, fence, batch.writtenRunIds());
+                    }
                     touch(h, batch.threadTouches());
                     upsertRuns(h, encoded.runs());
                     upsertMessages(h, encoded.messages());
@@ -57,6 +67,37 @@ public final class BatchWrite {
                     reserveSeqs(h, batch.reservations());
                     return null;
                 });
+    }
+
+    /**
+     * Refuses a fenced batch, before anything of it is written, if an instance other than {@code fence}
+     * holds the lease of a run it writes; runs not stored yet and runs without a lease owner pass. The check
+     * keeps those runs from being taken over until the batch commits (see {@link Dialect#fenceQuery()}).
+     * The ids go in sorted, so that batches lock shared runs in one order.
+     */
+    private void checkFence(Handle h, String fence, Set<String> runIds) {
+        List<String> sorted = new ArrayList<>(runIds);
+        Collections.sort(sorted);
+        Set<String> leasedElsewhere = new HashSet<>();
+        for (int from = 0; from < sorted.size(); from += MAX_IN_LIST) {
+            h.createQuery(db.dialect().fenceQuery())
+                    .bindList("runIds", sorted.subList(from, Math.min(sorted.size(), from + MAX_IN_LIST)))
+                    .bind("fence", fence)
+                    .map((rs, ctx) -> new RunLeaseOwner(rs.getString("id"), rs.getString("lease_owner")))
+                    .forEach(run -> {
+                        if (run.owner() != null && !run.owner().equals(fence)) {
+                            leasedElsewhere.add(run.id());
+                        }
+                    });
+        }
+        if (!leasedElsewhere.isEmpty()) {
+            Set<String> lost = new LinkedHashSet<>(runIds);
+            lost.retainAll(leasedElsewhere);
+            throw new LeaseLostException(lost);
+        }
+    }
+
+    private record RunLeaseOwner(String id, @Nullable String owner) {
     }
 
     /** A batch with its JSON written and its repeats folded, ready before the write lock is taken. */

@@ -60,6 +60,11 @@ public enum Dialect {
             return Sql.SQLITE_INDEX_EXISTS;
         }
 
+        @Override
+        public String fenceQuery() {
+            return Sql.FENCE_LOST_RUNS;
+        }
+
         /** sqlite-jdbc: {@code [SQLITE_CONSTRAINT_UNIQUE] … (UNIQUE constraint failed: parley_runs.thread_id)}. */
         @Override
         boolean violatesOneActiveRun(SQLException e) {
@@ -92,6 +97,11 @@ public enum Dialect {
         @Override
         public String indexExistsQuery() {
             return Sql.POSTGRESQL_INDEX_EXISTS;
+        }
+
+        @Override
+        public String fenceQuery() {
+            return Sql.FENCE_LOCK_RUNS;
         }
 
         /** SQLSTATE 23505 (unique_violation), its message naming the index (in any server language). */
@@ -188,6 +198,14 @@ public enum Dialect {
     public boolean singleWriter() {
         return false;
     }
+
+    /**
+     * The fence check of a batch, binding {@code <runIds>} and {@code :fence}: rows {@code (id, lease_owner)}
+     * including every run of the list leased by another instance, and keeping another instance from taking
+     * a run of the list over until the transaction ends ({@link Sql#FENCE_LOCK_RUNS},
+     * {@link Sql#FENCE_LOST_RUNS}).
+     */
+    public abstract String fenceQuery();
 
     /** A query binding {@code :name} that returns 1 if that index exists, else 0. */
     public abstract String indexExistsQuery();

@@ -152,6 +152,26 @@ public final class Sql {
             + "WHERE status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
             + "AND (lease_until IS NULL OR lease_until < :now) ORDER BY save_order";
 
+    /**
+     * PostgreSQL fence of a batch (ids in order): the lease owners of its runs, their rows locked until the
+     * batch commits. A take-over (an UPDATE of the row) then waits for the batch, and a batch waiting for a
+     * take-over reads the lease it committed. FOR NO KEY UPDATE rather than FOR SHARE: the batch may update
+     * these rows itself (a run's upsert, its lease), and two batches sharing a row's lock and both upgrading
+     * it would deadlock; this way the second waits for the first.
+     */
+    public static final String FENCE_LOCK_RUNS = "SELECT id, lease_owner FROM parley_runs WHERE id IN (<runIds>) "
+            + "ORDER BY id FOR NO KEY UPDATE";
+
+    /**
+     * SQLite fence of a batch: its runs leased by an instance other than {@code :fence}. Written as an
+     * UPDATE that changes nothing (and a batch with such a run is rolled back anyway) so that, like every
+     * write transaction of the store, it starts with a write: a deferred transaction takes the file's write
+     * lock here and cannot later fail upgrading a stale read snapshot. From then until the commit no other
+     * connection can write the file, so no take-over can come between the check and the batch.
+     */
+    public static final String FENCE_LOST_RUNS = "UPDATE parley_runs SET lease_owner = lease_owner "
+            + "WHERE id IN (<runIds>) AND lease_owner <> :fence RETURNING id, lease_owner";
+
     public static final String FIND_LEASE = "SELECT lease_owner, lease_until FROM parley_runs "
             + "WHERE id = :runId AND lease_owner IS NOT NULL";
 
