@@ -67,8 +67,13 @@ import org.jspecify.annotations.Nullable;
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
- * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id. Nothing returned is
- * null unless the {@link ChatStore} contract says so.
+ * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id; {@link #write} throws
+ * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run (a unique
+ * index, so also across instances) and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
+ * whose run another instance holds. Nothing returned is null unless the {@link ChatStore} contract says so.
+ *
+ * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each
+ * connection it takes to auto-commit and back before giving it back, and never joins a host transaction.
  */
 public final class JdbiChatStore implements ChatStore {
     /** How many ids one {@code IN (…)} list binds at most; longer collections are read in chunks. */
