@@ -7,12 +7,10 @@ import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.ChatThread;
-import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
-import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.ClarifyState;
@@ -20,7 +18,7 @@ import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
-import dev.parley.chat.store.ThreadTouch;
+import dev.parley.chat.store.jdbi.internal.BatchWrite;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.Rows;
 import dev.parley.chat.store.jdbi.internal.Sql;
@@ -45,7 +43,6 @@ import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jdbi.v3.core.statement.Query;
 import org.jspecify.annotations.Nullable;
 
@@ -70,18 +67,25 @@ import org.jspecify.annotations.Nullable;
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
- * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id. Nothing returned is
- * null unless the {@link ChatStore} contract says so.
+ * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id; {@link #write} throws
+ * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run (a unique
+ * index, so also across instances) and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
+ * whose run another instance holds. Nothing returned is null unless the {@link ChatStore} contract says so.
+ *
+ * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each
+ * connection it takes to auto-commit and back before giving it back, and never joins a host transaction.
  */
 public final class JdbiChatStore implements ChatStore {
     /** How many ids one {@code IN (…)} list binds at most; longer collections are read in chunks. */
     private static final int MAX_IN_LIST = 500;
 
     private final StoreDatabase db;
+    private final BatchWrite batchWrite;
     private final ChatJson json = ChatJson.shared();
 
     private JdbiChatStore(StoreDatabase db) {
         this.db = db;
+        this.batchWrite = new BatchWrite(db);
     }
 
     /**
@@ -176,231 +180,9 @@ public final class JdbiChatStore implements ChatStore {
 
     // ------------------------------------------------------------------ the batched write
 
-    /** Events per array insert: bounds one statement's size when the writer catches up a long backlog. */
-    private static final int EVENTS_PER_STATEMENT = 4096;
-
     @Override
     public void write(StoreBatch batch) {
-        if (batch.isEmpty()) {
-            return;
-        }
-        EncodedBatch encoded = encode(batch);
-        db.write("storing a batch of " + batch.events().size() + " events and " + batch.messages().size()
-                + " messages", h -> {
-                    touch(h, batch.threadTouches());
-                    upsertRuns(h, encoded.runs());
-                    upsertMessages(h, encoded.messages());
-                    insertEvents(h, encoded.events());
-                    insertClarifies(h, encoded.clarifies());
-                    setLeases(h, batch.leases());
-                    reserveSeqs(h, batch.reservations());
-                    return null;
-                });
-    }
-
-    /** A batch with its JSON written and its repeats folded, ready before the write lock is taken. */
-    private record EncodedBatch(List<Run> runs, List<EncodedMessage> messages, List<EncodedEvent> events,
-            List<PendingClarify> clarifies) {
-    }
-
-    private record EncodedMessage(Message message, String body) {
-    }
-
-    private record EncodedEvent(RunEvent event, String payload) {
-    }
-
-    /**
-     * Writes the JSON and folds repeats within the batch the way one-by-one saves would end: a run or
-     * message saved twice is stored once, with its last value at its first place; of an event or clarify
-     * given twice the first is kept. (No statement then touches a row twice, whatever batching the driver
-     * does, e.g. PostgreSQL's {@code reWriteBatchedInserts}.)
-     */
-    private EncodedBatch encode(StoreBatch batch) {
-        Map<String, Run> runs = new LinkedHashMap<>();
-        for (Run run : batch.runs()) {
-            runs.put(run.id(), run);
-        }
-        Map<String, Message> messages = new LinkedHashMap<>();
-        for (Message message : batch.messages()) {
-            messages.put(message.id(), message);
-        }
-        List<EncodedMessage> encodedMessages = new ArrayList<>(messages.size());
-        for (Message message : messages.values()) {
-            encodedMessages.add(new EncodedMessage(message, json.write(message)));
-        }
-        Map<EventKey, RunEvent> events = new LinkedHashMap<>();
-        for (RunEvent event : batch.events()) {
-            events.putIfAbsent(new EventKey(event.runId(), event.seq()), event);
-        }
-        List<EncodedEvent> encodedEvents = new ArrayList<>(events.size());
-        for (RunEvent event : events.values()) {
-            encodedEvents.add(new EncodedEvent(event, json.write(event.event())));
-        }
-        Map<ClarifyKey, PendingClarify> clarifies = new LinkedHashMap<>();
-        for (PendingClarify clarify : batch.clarifies()) {
-            clarifies.putIfAbsent(new ClarifyKey(clarify.runId(), clarify.clarifyId()), clarify);
-        }
-        return new EncodedBatch(List.copyOf(runs.values()), encodedMessages, encodedEvents,
-                List.copyOf(clarifies.values()));
-    }
-
-    private record EventKey(String runId, long seq) {
-    }
-
-    private record ClarifyKey(String runId, String clarifyId) {
-    }
-
-    private static void setLeases(Handle h, List<RunLease> leases) {
-        if (leases.isEmpty()) {
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.SET_LEASE);
-        for (RunLease lease : leases) {
-            statement.bind("runId", lease.runId())
-                    .bind("instanceId", lease.instanceId())
-                    .bind("until", lease.until().toEpochMilli())
-                    .add();
-        }
-        statement.execute();
-    }
-
-    private static void touch(Handle h, List<ThreadTouch> touches) {
-        if (touches.isEmpty()) {
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.TOUCH_THREAD);
-        for (ThreadTouch touch : touches) {
-            statement.bind("id", touch.threadId())
-                    .bind("runtimeSessionId", touch.runtimeSessionId())
-                    .bind("lastMessageAt", Rows.millis(touch.lastMessageAt()))
-                    .bind("defaultTitle", touch.defaultTitle())
-                    .add();
-        }
-        statement.execute();
-    }
-
-    private void upsertRuns(Handle h, List<Run> runs) {
-        if (runs.isEmpty()) {
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.UPSERT_RUN);
-        for (Run run : runs) {
-            ErrorInfo error = run.error();
-            TokenUsage usage = run.usage();
-            statement.bind("id", run.id())
-                    .bind("threadId", run.threadId())
-                    .bind("ownerId", run.ownerId())
-                    .bind("status", run.status().name())
-                    .bind("userMessageId", run.userMessageId())
-                    .bind("assistantMessageId", run.assistantMessageId())
-                    .bind("input", run.input())
-                    .bind("modelId", run.modelId())
-                    .bind("skill", run.skill())
-                    .bind("maxIterations", run.maxIterations())
-                    .bind("context", json.write(run.context()))
-                    .bind("createdAt", run.createdAt().toEpochMilli())
-                    .bind("startedAt", Rows.millis(run.startedAt()))
-                    .bind("finishedAt", Rows.millis(run.finishedAt()))
-                    .bind("errorCode", error == null ? null : error.code())
-                    .bind("errorMessage", error == null ? null : error.message())
-                    .bind("inputTokens", usage == null ? null : usage.inputTokens())
-                    .bind("outputTokens", usage == null ? null : usage.outputTokens())
-                    .bind("totalTokens", usage == null ? null : usage.totalTokens())
-                    .bind("guardrailsFailureReason", run.guardrailsFailureReason())
-                    .add();
-        }
-        statement.execute();
-    }
-
-    private static void upsertMessages(Handle h, List<EncodedMessage> messages) {
-        if (messages.isEmpty()) {
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.UPSERT_MESSAGE);
-        for (EncodedMessage encoded : messages) {
-            Message message = encoded.message();
-            statement.bind("id", message.id())
-                    .bind("threadId", message.threadId())
-                    .bind("runId", message.runId())
-                    .bind("parentMessageId", message.parentMessageId())
-                    .bind("kind", message.kind().wireName())
-                    .bind("topLevel", message.kind().isTopLevel())
-                    .bind("status", message.status().name())
-                    .bind("createdAt", message.createdAt().toEpochMilli())
-                    .bind("body", encoded.body())
-                    .add();
-        }
-        statement.execute();
-    }
-
-    private void insertEvents(Handle h, List<EncodedEvent> events) {
-        if (events.isEmpty()) {
-            return;
-        }
-        Dialect dialect = db.dialect();
-        if (dialect.insertsEventsAsArrays()) {
-            for (int from = 0; from < events.size(); from += EVENTS_PER_STATEMENT) {
-                insertEventArrays(h, dialect, events.subList(from, Math.min(events.size(), from + EVENTS_PER_STATEMENT)));
-            }
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.INSERT_EVENT);
-        for (EncodedEvent encoded : events) {
-            RunEvent event = encoded.event();
-            statement.bind("runId", event.runId())
-                    .bind("seq", event.seq())
-                    .bind("createdAt", event.timestamp())
-                    .bind("type", event.type())
-                    .bind("payload", encoded.payload())
-                    .add();
-        }
-        statement.execute();
-    }
-
-    private static void insertEventArrays(Handle h, Dialect dialect, List<EncodedEvent> events) {
-        int n = events.size();
-        String[] runIds = new String[n];
-        Long[] seqs = new Long[n];
-        Long[] createdAts = new Long[n];
-        String[] types = new String[n];
-        String[] payloads = new String[n];
-        for (int i = 0; i < n; i++) {
-            RunEvent event = events.get(i).event();
-            runIds[i] = dialect.storableText(event.runId());
-            seqs[i] = event.seq();
-            createdAts[i] = event.timestamp();
-            types[i] = dialect.storableText(event.type());
-            payloads[i] = events.get(i).payload();
-        }
-        h.createUpdate(Sql.INSERT_EVENTS_UNNEST)
-                .bindArray("runIds", String.class, (Object[]) runIds)
-                .bindArray("seqs", Long.class, (Object[]) seqs)
-                .bindArray("createdAts", Long.class, (Object[]) createdAts)
-                .bindArray("types", String.class, (Object[]) types)
-                .bindArray("payloads", String.class, (Object[]) payloads)
-                .execute();
-    }
-
-    private static void insertClarifies(Handle h, List<PendingClarify> clarifies) {
-        if (clarifies.isEmpty()) {
-            return;
-        }
-        PreparedBatch statement = h.prepareBatch(Sql.INSERT_CLARIFY);
-        for (PendingClarify clarify : clarifies) {
-            statement.bind("runId", clarify.runId())
-                    .bind("clarifyId", clarify.clarifyId())
-                    .bind("messageId", clarify.messageId())
-                    .bind("question", clarify.question())
-                    .bind("choices", Rows.json(clarify.choices()))
-                    .bind("multiSelect", clarify.multiSelect())
-                    .bind("resumeToken", clarify.resumeToken())
-                    .bind("state", clarify.state().name())
-                    .bind("answer", Rows.json(clarify.answer()))
-                    .bind("createdAt", clarify.createdAt().toEpochMilli())
-                    .bind("answeredAt", Rows.millis(clarify.answeredAt()))
-                    .add();
-        }
-        statement.execute();
+        batchWrite.write(batch);
     }
 
     // ------------------------------------------------------------------ messages
@@ -576,19 +358,10 @@ public final class JdbiChatStore implements ChatStore {
                 .orElse(0L));
     }
 
-    private static void reserveSeqs(Handle h, List<StoreBatch.SeqReservation> reservations) {
-        for (StoreBatch.SeqReservation reservation : reservations) {
-            h.createUpdate(Sql.RESERVE_SEQ)
-                    .bind("runId", reservation.runId())
-                    .bind("upTo", reservation.upTo())
-                    .execute();
-        }
-    }
-
     @Override
     public void reserveSeq(String runId, long upTo) {
         db.write("reserving seqs", h -> {
-            reserveSeqs(h, List.of(new StoreBatch.SeqReservation(runId, upTo)));
+            BatchWrite.reserveSeqs(h, List.of(new StoreBatch.SeqReservation(runId, upTo)));
             return null;
         });
     }
@@ -724,7 +497,6 @@ public final class JdbiChatStore implements ChatStore {
                 .execute());
     }
 
-    /** Closes the connections the store opened itself (a {@link #sqlite(Path)} store); a host's data source stays open. */
     // ------------------------------------------------------------------ leases
 
     @Override
@@ -774,6 +546,7 @@ public final class JdbiChatStore implements ChatStore {
                 .findOne());
     }
 
+    /** Closes the connections the store opened itself (a {@link #sqlite(Path)} store); a host's data source stays open. */
     @Override
     public void close() {
         db.close();
@@ -793,14 +566,23 @@ public final class JdbiChatStore implements ChatStore {
                         + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
             }
         }
+        String tooOld = "the Parley tables are older than this version: run the newer migrations "
+                + "(ParleyMigrations.migrate, or the scripts at " + ParleyMigrations.location(databaseKind())
+                + ") or build the store with migrate(true)";
         for (String probe : Sql.LATER_COLUMN_PROBES) {
             try {
                 db.read("probing the schema version", h -> h.createQuery(probe).mapToMap().list());
             } catch (ChatException e) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley tables are older than this version: run "
-                        + "the newer migrations (ParleyMigrations.migrate, or the scripts at "
-                        + ParleyMigrations.location(databaseKind()) + ") or build the store with migrate(true)", e);
+                throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
             }
+        }
+        int oneActiveRunIndex = db.read("probing the schema version", h -> h.createQuery(db.dialect().indexExistsQuery())
+                .bind("name", Sql.ONE_ACTIVE_RUN_INDEX)
+                .mapTo(Integer.class)
+                .one());
+        if (oneActiveRunIndex == 0) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + Sql.ONE_ACTIVE_RUN_INDEX
+                    + " of version 3 is missing)");
         }
     }
 

@@ -25,7 +25,8 @@ public final class ParleyMigrations {
     public static final String HISTORY_TABLE = "parley_schema_history";
 
     /** The scripts of every version, in order; the same names exist for each database. */
-    private static final List<String> SCRIPTS = List.of("V1__parley_tables.sql", "V2__run_leases.sql");
+    private static final List<String> SCRIPTS = List.of("V1__parley_tables.sql", "V2__run_leases.sql",
+            "V3__one_active_run_per_thread.sql");
 
     private ParleyMigrations() {
     }

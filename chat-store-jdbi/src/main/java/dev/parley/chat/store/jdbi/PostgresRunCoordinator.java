@@ -5,6 +5,7 @@ import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.ControlMessage;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.store.jdbi.internal.AutoCommit;
 import dev.parley.chat.store.jdbi.internal.ProgressNotices;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * pgjdbc delivers notifications only to a connection that polls, so one connection per instance is taken
  * from the data source for good and polled by one thread. When it breaks it is re-opened and the engine is
  * told to resync (re-read the store), so a lost notice never becomes a lost event. Notices are sent on
- * ordinary pooled connections. Thread-safe.
+ * ordinary pooled connections, each committed at once (auto-commit is switched on for it and back after,
+ * whatever the pool's default: an uncommitted notice is never sent). Thread-safe.
  */
 public final class PostgresRunCoordinator implements RunCoordinator {
     private static final Logger log = LoggerFactory.getLogger(PostgresRunCoordinator.class);
@@ -96,12 +98,17 @@ public final class PostgresRunCoordinator implements RunCoordinator {
         notify(CONTROL_CHANNEL, ChatJson.shared().write(message));
     }
 
+    /** Sends a notice in a transaction of its own: PostgreSQL delivers it when that commits. */
     private void notify(String channel, String payload) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
-            statement.setString(1, channel);
-            statement.setString(2, payload);
-            statement.execute();
+        try (Connection connection = dataSource.getConnection()) {
+            boolean switched = AutoCommit.switchOn(connection);
+            try (PreparedStatement statement = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+                statement.setString(1, channel);
+                statement.setString(2, payload);
+                statement.execute();
+            } finally {
+                AutoCommit.restore(connection, switched);
+            }
         } catch (SQLException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, "sending a " + channel + " notice failed", e);
         }
@@ -112,7 +119,8 @@ public final class PostgresRunCoordinator implements RunCoordinator {
         boolean first = true;
         while (!closed) {
             try (Connection connection = dataSource.getConnection()) {
-                connection.setAutoCommit(true);
+                // LISTEN, too, takes effect only when its transaction commits
+                boolean switched = AutoCommit.switchOn(connection);
                 try (Statement statement = connection.createStatement()) {
                     statement.execute("LISTEN " + PROGRESS_CHANNEL);
                     statement.execute("LISTEN " + CONTROL_CHANNEL);
@@ -131,6 +139,11 @@ public final class PostgresRunCoordinator implements RunCoordinator {
                         }
                     }
                 }
+                // closed: give the connection back as the pool handed it out
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("UNLISTEN *");
+                }
+                AutoCommit.restore(connection, switched);
             } catch (SQLException | RuntimeException e) {
                 if (!closed) {
                     log.warn("The connection listening to other instances broke; re-opening it in {} ms",

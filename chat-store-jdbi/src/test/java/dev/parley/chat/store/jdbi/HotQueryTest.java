@@ -14,6 +14,7 @@ import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.jdbi.internal.Sql;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,6 +60,9 @@ abstract class HotQueryTest {
 
     /** What is wrong with the plan of a query: a full scan, a sort, a missing index. Empty if nothing. */
     abstract List<String> planProblems(Handle handle, HotQuery query);
+
+    /** The condition with which the plan enters the query's index (what bounds the range it reads). */
+    abstract String indexCondition(Handle handle, HotQuery query);
 
     /**
      * A statement of {@link Sql} with its arguments, and what must serve it.
@@ -210,6 +214,27 @@ abstract class HotQueryTest {
         assertThat(store.listStepMessages(List.of("r-4000"))).extracting(Message::id).containsExactly("s-4000");
         assertThat(store.findVariantIds(List.of("u-4000"))).containsEntry("u-4000", List.of("a-4000"));
         assertThat(store.listThreads("owner-7", null, 2)).extracting(ChatThread::id).containsExactly("thread-2977", "thread-2947");
+    }
+
+    /**
+     * Keyset paging reads from the cursor on: the owner-activity index is entered at the cursor's
+     * {@code (last_message_at, id)}, not read from the owner's newest thread and filtered (which would cost
+     * what OFFSET paging costs, more with every page). A sort is allowed here: for the 50 threads left after
+     * this cursor PostgreSQL rightly prefers a bitmap scan of exactly that range and a top-20 sort; with a
+     * longer range (the cursor before all of an owner's threads, above) it must read the index in order.
+     */
+    @Test
+    @Order(3)
+    void thePageAfterACursorEntersTheIndexAtTheCursor() {
+        long cursorAt = T0.toEpochMilli() + 1507;
+        HotQuery after = new HotQuery(Sql.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
+                "afterAt", cursorAt, "afterId", "thread-1507"), Map.of(), "parley_threads",
+                "parley_threads_owner_activity", true);
+        assertPlanUsesIndex(after);
+        String condition = direct.withHandle(h -> indexCondition(h, after));
+        assertThat(condition).as("the index condition of %s", after.sql()).contains("last_message_at");
+        assertThat(store.listThreads("owner-7", new ThreadCursor(Instant.ofEpochMilli(cursorAt), "thread-1507"), 3))
+                .extracting(ChatThread::id).containsExactly("thread-1477", "thread-1447", "thread-1417");
     }
 
     @Test

@@ -6,13 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.store.ClarifyState;
+import dev.parley.chat.store.StoreBatch;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,8 +41,13 @@ abstract class MigrationTest {
     }
 
     private Flyway parleyFlyway() {
+        return parleyFlyway(MigrationVersion.LATEST);
+    }
+
+    /** Parley's migrations up to {@code target}, as an older version of Parley would have left them. */
+    private Flyway parleyFlyway(MigrationVersion target) {
         return Flyway.configure().dataSource(database.dataSource()).table(ParleyMigrations.HISTORY_TABLE)
-                .locations(ParleyMigrations.location(database.kind())).load();
+                .locations(ParleyMigrations.location(database.kind())).target(target).load();
     }
 
     private static List<String> versions(MigrationInfo[] infos) {
@@ -58,7 +68,8 @@ abstract class MigrationTest {
         }
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
-        assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions").containsExactly("0", "1", "2");
+        assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
+                .containsExactly("0", "1", "2", "3");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -66,7 +77,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(3);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(4);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -82,11 +93,80 @@ abstract class MigrationTest {
 
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
-        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2");
+        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
             assertThat(store.findThread("t1")).isPresent();
+        }
+    }
+
+    /**
+     * A store that skipped version 3 would not keep a thread to one active run across instances: with
+     * migrations left to the host, build() refuses it.
+     */
+    @Test
+    void aHostThatLeftOutALaterMigrationIsToldSo() {
+        parleyFlyway(MigrationVersion.fromVersion("2")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .isInstanceOfSatisfying(ChatException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
+                    assertThat(e.getMessage()).contains("older than this version", "ParleyMigrations");
+                });
+    }
+
+    /**
+     * Before version 3 two instances could both start a run on one thread. The migration that makes the
+     * database refuse that keeps each thread's newest active run and ends the older ones as INTERRUPTED
+     * (closing their pending clarifies), the way the engine ends a run whose host stopped.
+     */
+    @Test
+    void theOneActiveRunMigrationResolvesThreadsThatHaveSeveral() {
+        parleyFlyway(MigrationVersion.fromVersion("2")).migrate();
+        Instant before = Instant.now();
+        Jdbi.create(database.dataSource()).useHandle(h -> {
+            for (String thread : List.of("t", "t2")) {
+                h.createUpdate("INSERT INTO parley_threads (id, owner_id, status, created_at, last_message_at) "
+                        + "VALUES (:id, 'alice', 'ACTIVE', 0, 0)").bind("id", thread).execute();
+            }
+            String[][] runs = {
+                {"old-running", "t", "RUNNING"}, {"old-waiting", "t", "WAITING_FOR_INPUT"}, {"done", "t", "SUCCEEDED"},
+                {"newest", "t", "RUNNING"}, {"queued", "t", "QUEUED"}, {"alone", "t2", "WAITING_FOR_INPUT"}};
+            for (String[] run : runs) {
+                h.createUpdate("INSERT INTO parley_runs (id, thread_id, owner_id, status, assistant_message_id, input, "
+                        + "context, created_at, lease_owner, lease_until) "
+                        + "VALUES (:id, :threadId, 'alice', :status, :id, 'hi', '{}', 0, 'host-a', 0)")
+                        .bind("id", run[0]).bind("threadId", run[1]).bind("status", run[2]).execute();
+            }
+            for (String run : List.of("old-waiting", "alone")) {
+                h.createUpdate("INSERT INTO parley_clarifies (run_id, clarify_id, message_id, question, choices, "
+                        + "multi_select, state, answer, created_at) "
+                        + "VALUES (:runId, 'c1', 'm', 'Which?', '[]', FALSE, 'PENDING', '[]', 0)").bind("runId", run).execute();
+            }
+        });
+
+        try (JdbiChatStore store = database.store().build()) {
+            assertThat(store.findRun("newest").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+            for (String older : List.of("old-running", "old-waiting")) {
+                Run run = store.findRun(older).orElseThrow();
+                assertThat(run.status()).as(older).isEqualTo(RunStatus.INTERRUPTED);
+                assertThat(run.finishedAt()).as(older).isBetween(before.minusSeconds(1), Instant.now().plusSeconds(1));
+                assertThat(run.error().code()).isEqualTo("INTERRUPTED");
+                assertThat(run.error().message()).contains("another run of the thread");
+            }
+            assertThat(store.findClarify("old-waiting", "c1").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
+            assertThat(store.findRun("alone").orElseThrow().status()).as("a thread with one active run keeps it")
+                    .isEqualTo(RunStatus.WAITING_FOR_INPUT);
+            assertThat(store.findClarify("alone", "c1").orElseThrow().state()).isEqualTo(ClarifyState.PENDING);
+            assertThat(store.findRun("done").orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(store.findRun("done").orElseThrow().error()).isNull();
+            assertThat(store.findRun("queued").orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+
+            Run another = new Run("another", "t", "alice", RunStatus.RUNNING, null, "another-a", "hi", null, null, null,
+                    java.util.Map.of(), T0, T0, null, null, null, null);
+            assertThatThrownBy(() -> store.write(StoreBatch.builder().run(another).build()))
+                    .as("from now on the database refuses a second active run")
+                    .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
         }
     }
 

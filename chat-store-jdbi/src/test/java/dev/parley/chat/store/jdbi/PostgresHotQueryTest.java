@@ -20,17 +20,37 @@ class PostgresHotQueryTest extends HotQueryTest {
         return TestDatabase.postgres();
     }
 
+    /** The {@code Index Cond} of the plan nodes that read the query's indexes. */
     @Override
-    List<String> planProblems(Handle handle, HotQuery query) {
+    String indexCondition(Handle handle, HotQuery query) {
+        List<String> conditions = new ArrayList<>();
+        collectIndexConditions(plan(handle, query), query, conditions);
+        return String.join("; ", conditions);
+    }
+
+    private static void collectIndexConditions(JsonNode node, HotQuery query, List<String> conditions) {
+        if (query.indexes().contains(node.path("Index Name").asText())) {
+            conditions.add(node.path("Index Cond").asText(""));
+        }
+        for (JsonNode child : node.path("Plans")) {
+            collectIndexConditions(child, query, conditions);
+        }
+    }
+
+    private static JsonNode plan(Handle handle, HotQuery query) {
         String explained = query.bindTo(handle.createQuery("EXPLAIN (FORMAT JSON) " + query.sql()))
                 .mapTo(String.class)
                 .one();
-        JsonNode plan;
         try {
-            plan = JSON.readTree(explained).get(0).get("Plan");
+            return JSON.readTree(explained).get(0).get("Plan");
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    @Override
+    List<String> planProblems(Handle handle, HotQuery query) {
+        JsonNode plan = plan(handle, query);
         List<String> wanted = query.indexes().isEmpty() ? List.of(query.table() + "_pkey") : query.indexes();
         List<String> problems = new ArrayList<>();
         List<String> usedIndexes = new ArrayList<>();

@@ -17,6 +17,15 @@ class SqliteHotQueryTest extends HotQueryTest {
         return TestDatabase.sqliteFile(folder);
     }
 
+    /** SQLite names the constraints of a SEARCH step in brackets: {@code USING INDEX i (a=? AND b<?)}. */
+    @Override
+    String indexCondition(Handle handle, HotQuery query) {
+        return String.join("; ", query.bindTo(handle.createQuery("EXPLAIN QUERY PLAN " + query.sql()))
+                .map((rs, ctx) -> rs.getString("detail"))
+                .filter(detail -> query.indexes().stream().anyMatch(detail::contains))
+                .list());
+    }
+
     @Override
     List<String> planProblems(Handle handle, HotQuery query) {
         List<String> plan = query.bindTo(handle.createQuery("EXPLAIN QUERY PLAN " + query.sql()))

@@ -3,8 +3,10 @@ package dev.parley.chat.store.jdbi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.AssistantMessage;
@@ -19,6 +21,7 @@ import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.HostActionRecord;
+import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
@@ -36,7 +39,7 @@ import org.junit.jupiter.api.Test;
 
 /** What the store promises beyond the core contract: atomic batches, JDBC batching, failures, races between stores. */
 abstract class StoreBehaviourTest {
-    private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
     TestDatabase database;
 
     abstract TestDatabase createDatabase();
@@ -51,11 +54,11 @@ abstract class StoreBehaviourTest {
         database.close();
     }
 
-    private static ChatThread thread(String id) {
+    static ChatThread thread(String id) {
         return new ChatThread(id, "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0);
     }
 
-    private static Run run(String id, String threadId) {
+    static Run run(String id, String threadId) {
         return new Run(id, threadId, "alice", RunStatus.RUNNING, id + "-u", id + "-a", "hello", null, null, null,
                 Map.of(), T0, T0, null, null, null, null);
     }
@@ -65,12 +68,17 @@ abstract class StoreBehaviourTest {
                 ClarifyState.PENDING, List.of(), T0, null);
     }
 
-    /** A flush as the engine makes it: a touch, runs, messages, hundreds of events, a clarify. */
+    /**
+     * A flush as the engine makes it: a touch, runs, messages, hundreds of events, a clarify. The first run
+     * is RUNNING, the others are queued behind it (a thread has one active run at most).
+     */
     private static StoreBatch flush(String threadId, String... runIds) {
         StoreBatch.Builder batch = StoreBatch.builder()
                 .touch(new ThreadTouch(threadId, "sess-" + runIds[0], T0.plusSeconds(60), "Hi"));
         for (String runId : runIds) {
-            batch.run(run(runId, threadId))
+            Run run = run(runId, threadId);
+            batch.run(runId.equals(runIds[0]) ? run : new Run(runId, threadId, "alice", RunStatus.QUEUED, run.userMessageId(),
+                    run.assistantMessageId(), run.input(), null, null, null, Map.of(), T0, null, null, null, null, null))
                     .message(new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, T0, "hi"))
                     .message(new AssistantMessage(runId + "-a", threadId, runId, runId + "-u", MessageStatus.IN_PROGRESS,
                             T0, "partial", null, null));
@@ -133,6 +141,7 @@ abstract class StoreBehaviourTest {
         try (JdbiChatStore store = database.store().build()) {
             store.createThread(thread("t"));
             store.write(flush("t", "r0"));
+            store.write(StoreBatch.builder().run(run("r0", "t").finished(RunStatus.SUCCEEDED, T0, null, null, null)).build());
             Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_clarifies"));
 
             assertThatThrownBy(() -> store.write(flush("t", "r1")))
@@ -201,6 +210,85 @@ abstract class StoreBehaviourTest {
             assertThat(answers).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
             assertThat(answers).containsOnly(AnswerOutcome.ACCEPTED, AnswerOutcome.REPLAYED, AnswerOutcome.CONFLICT);
             assertThat(second.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
+        }
+    }
+
+    /**
+     * A host pool with auto-commit off (a common JPA setting) hands out connections already "in a
+     * transaction" and rolls back whatever is uncommitted when they come back: the store must commit its
+     * writes itself. Read back through another store on another pool.
+     */
+    @Test
+    void writesAreCommittedWhenTheHostsPoolTurnsAutoCommitOff() {
+        try (JdbiChatStore migrating = database.store().build()) {
+            assertThat(migrating.findThread("t")).isEmpty();
+        }
+        HikariDataSource noAutoCommit = database.pool(database.jdbcUrl(), 4, config -> {
+            config.setAutoCommit(false);
+            return config;
+        });
+        try (JdbiChatStore store = JdbiChatStore.builder(noAutoCommit).build()) {
+            writeEveryKind(store);
+        }
+        noAutoCommit.close();
+        try (JdbiChatStore reopened = database.store().build()) {
+            assertEveryKindStored(reopened);
+        }
+    }
+
+    /** Writes what {@link #assertEveryKindStored} checks: a thread, a batch, an answer, a claim, a reservation. */
+    static void writeEveryKind(ChatStore store) {
+        store.createThread(thread("t"));
+        store.write(flush("t", "r1"));
+        assertThat(store.answerClarify("r1", "c1", List.of("a"), T0)).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow()).isTrue();
+        store.reserveSeq("r1", 4097);
+        assertThat(store.findThread("t")).as("the writer reads its own writes").isPresent();
+    }
+
+    static void assertEveryKindStored(ChatStore store) {
+        assertThat(store.findThread("t").orElseThrow().runtimeSessionId()).isEqualTo("sess-r1");
+        assertThat(store.findRun("r1")).isPresent();
+        assertThat(store.readEvents("r1", 0, 1000)).hasSize(250);
+        assertThat(store.listStepMessages(List.of("r1"))).hasSize(20);
+        PendingClarify answered = store.findClarify("r1", "c1").orElseThrow();
+        assertThat(answered.state()).isEqualTo(ClarifyState.ANSWERED);
+        assertThat(answered.answer()).containsExactly("a");
+        assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
+                .as("the claim was kept: a second claim does not win").isFalse();
+        assertThat(store.reservedSeq("r1")).isEqualTo(4097);
+    }
+
+    /** A fence over more runs than one IN list binds is checked in chunks, and still refuses the batch whole. */
+    @Test
+    void aFencedBatchOfManyRunsIsCheckedWhole() {
+        try (JdbiChatStore store = database.store().build()) {
+            store.createThread(thread("t"));
+            StoreBatch.Builder setup = StoreBatch.builder();
+            for (int i = 0; i < 1200; i++) {
+                String runId = String.format("r%04d", i);
+                setup.run(new Run(runId, "t", "alice", RunStatus.QUEUED, null, runId + "-a", "hi", null, null, null,
+                        Map.of(), T0, null, null, null, null, null));
+                setup.lease(new RunLease(runId, i == 1100 ? "host-b" : "host-a", T0.plusSeconds(30)));
+            }
+            store.write(setup.build());
+            StoreBatch.Builder all = StoreBatch.builder().fence("host-a");
+            StoreBatch.Builder mine = StoreBatch.builder().fence("host-a");
+            for (int i = 1199; i >= 0; i--) {
+                RunEvent event = new RunEvent(String.format("r%04d", i), 1, T0.toEpochMilli(),
+                        new AgentStreamEvent.TextDelta("a", "x"));
+                all.event(event);
+                if (i != 1100) {
+                    mine.event(event);
+                }
+            }
+            assertThatThrownBy(() -> store.write(all.build()))
+                    .isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.runIds()).containsExactly("r1100"));
+            assertThat(store.readEvents("r0000", 0, 10)).isEmpty();
+            store.write(mine.build());
+            assertThat(store.readEvents("r0000", 0, 10)).hasSize(1);
+            assertThat(store.readEvents("r1199", 0, 10)).hasSize(1);
+            assertThat(store.readEvents("r1100", 0, 10)).isEmpty();
         }
     }
 

@@ -54,6 +54,23 @@ public enum Dialect {
         public boolean singleWriter() {
             return true;
         }
+
+        @Override
+        public String indexExistsQuery() {
+            return Sql.SQLITE_INDEX_EXISTS;
+        }
+
+        @Override
+        public String fenceQuery() {
+            return Sql.FENCE_LOST_RUNS;
+        }
+
+        /** sqlite-jdbc: {@code [SQLITE_CONSTRAINT_UNIQUE] … (UNIQUE constraint failed: parley_runs.thread_id)}. */
+        @Override
+        boolean violatesOneActiveRun(SQLException e) {
+            String message = String.valueOf(e.getMessage());
+            return message.contains("SQLITE_CONSTRAINT_UNIQUE") && message.contains("parley_runs.thread_id");
+        }
     },
     POSTGRESQL(DatabaseKind.POSTGRESQL, "postgresql") {
         @Override
@@ -75,6 +92,22 @@ public enum Dialect {
         @Override
         public String storableText(String value) {
             return value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
+        }
+
+        @Override
+        public String indexExistsQuery() {
+            return Sql.POSTGRESQL_INDEX_EXISTS;
+        }
+
+        @Override
+        public String fenceQuery() {
+            return Sql.FENCE_LOCK_RUNS;
+        }
+
+        /** SQLSTATE 23505 (unique_violation), its message naming the index (in any server language). */
+        @Override
+        boolean violatesOneActiveRun(SQLException e) {
+            return "23505".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(Sql.ONE_ACTIVE_RUN_INDEX);
         }
     };
 
@@ -165,4 +198,34 @@ public enum Dialect {
     public boolean singleWriter() {
         return false;
     }
+
+    /**
+     * The fence check of a batch, binding {@code <runIds>} and {@code :fence}: rows {@code (id, lease_owner)}
+     * including every run of the list leased by another instance, and keeping another instance from taking
+     * a run of the list over until the transaction ends ({@link Sql#FENCE_LOCK_RUNS},
+     * {@link Sql#FENCE_LOST_RUNS}).
+     */
+    public abstract String fenceQuery();
+
+    /** A query binding {@code :name} that returns 1 if that index exists, else 0. */
+    public abstract String indexExistsQuery();
+
+    /**
+     * True if a failed statement broke {@link Sql#ONE_ACTIVE_RUN_INDEX}: somewhere in its causes (and, for a
+     * JDBC batch, their next exceptions) is that unique violation.
+     */
+    public boolean violatesOneActiveRun(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException) {
+                for (SQLException e = (SQLException) t; e != null; e = e.getNextException()) {
+                    if (violatesOneActiveRun(e)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    abstract boolean violatesOneActiveRun(SQLException e);
 }

@@ -26,9 +26,13 @@ public final class Sql {
     public static final String LIST_THREADS = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
             + "WHERE owner_id = :ownerId ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
-    /** The page after a cursor (keyset paging on the list's order, served by the owner-activity index). */
+    /**
+     * Hot: the page after a cursor (keyset paging on the list's order). The row-value comparison, unlike
+     * its spelled-out {@code a < x OR (a = x AND b < y)}, lets both planners enter the owner-activity index
+     * at the cursor instead of reading the owner's threads from the newest on and filtering them.
+     */
     public static final String LIST_THREADS_AFTER = "SELECT " + THREAD_COLUMNS + " FROM parley_threads "
-            + "WHERE owner_id = :ownerId AND (last_message_at < :afterAt OR (last_message_at = :afterAt AND id < :afterId)) "
+            + "WHERE owner_id = :ownerId AND (last_message_at, id) < (:afterAt, :afterId) "
             + "ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
     public static final String UPDATE_THREAD = "UPDATE parley_threads "
@@ -115,6 +119,12 @@ public final class Sql {
     public static final String FIND_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE status IN (<statuses>) ORDER BY save_order";
 
+    /**
+     * The partial unique index (migration V3) that keeps a thread to one RUNNING or WAITING_FOR_INPUT run;
+     * a batch breaking it fails with a unique violation naming it (SQLite: naming its column).
+     */
+    public static final String ONE_ACTIVE_RUN_INDEX = "parley_runs_one_active_per_thread";
+
     /** Hot: is the thread busy? */
     public static final String FIND_THREAD_RUNS = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE thread_id = :threadId AND status IN (<statuses>) ORDER BY save_order";
@@ -141,6 +151,26 @@ public final class Sql {
     public static final String FIND_EXPIRED_LEASES = "SELECT " + RUN_COLUMNS + " FROM parley_runs "
             + "WHERE status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
             + "AND (lease_until IS NULL OR lease_until < :now) ORDER BY save_order";
+
+    /**
+     * PostgreSQL fence of a batch (ids in order): the lease owners of its runs, their rows locked until the
+     * batch commits. A take-over (an UPDATE of the row) then waits for the batch, and a batch waiting for a
+     * take-over reads the lease it committed. FOR NO KEY UPDATE rather than FOR SHARE: the batch may update
+     * these rows itself (a run's upsert, its lease), and two batches sharing a row's lock and both upgrading
+     * it would deadlock; this way the second waits for the first.
+     */
+    public static final String FENCE_LOCK_RUNS = "SELECT id, lease_owner FROM parley_runs WHERE id IN (<runIds>) "
+            + "ORDER BY id FOR NO KEY UPDATE";
+
+    /**
+     * SQLite fence of a batch: its runs leased by an instance other than {@code :fence}. Written as an
+     * UPDATE that changes nothing (and a batch with such a run is rolled back anyway) so that, like every
+     * write transaction of the store, it starts with a write: a deferred transaction takes the file's write
+     * lock here and cannot later fail upgrading a stale read snapshot. From then until the commit no other
+     * connection can write the file, so no take-over can come between the check and the batch.
+     */
+    public static final String FENCE_LOST_RUNS = "UPDATE parley_runs SET lease_owner = lease_owner "
+            + "WHERE id IN (<runIds>) AND lease_owner <> :fence RETURNING id, lease_owner";
 
     public static final String FIND_LEASE = "SELECT lease_owner, lease_until FROM parley_runs "
             + "WHERE id = :runId AND lease_owner IS NOT NULL";
@@ -237,6 +267,14 @@ public final class Sql {
     /** Queries that fail unless the columns added after version 1 exist (the host ran every migration). */
     public static final List<String> LATER_COLUMN_PROBES = List.of(
         "SELECT lease_owner, lease_until FROM parley_runs WHERE 1 = 0");
+
+    /** SQLite: 1 if the index {@code :name} exists, else 0. */
+    public static final String SQLITE_INDEX_EXISTS =
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name";
+
+    /** PostgreSQL: 1 if the index {@code :name} exists in the search path (where the tables are found), else 0. */
+    public static final String POSTGRESQL_INDEX_EXISTS =
+            "SELECT CASE WHEN to_regclass(:name) IS NULL THEN 0 ELSE 1 END";
 
     /** A query that fails unless {@code table} exists and is readable; it reads no row. */
     public static String probe(String table) {

@@ -5,7 +5,10 @@ import dev.parley.chat.ErrorCode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.locks.ReentrantLock;
@@ -20,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store's way to its database: reads on handles of their own, writes in transactions, serialised when
- * the database takes one writer at a time (SQLite), and every failure turned into a {@link ChatException}
- * with {@link ErrorCode#STORE_FAILURE} and the cause. Thread-safe.
+ * the database takes one writer at a time (SQLite), and every failure of the database turned into a
+ * {@link ChatException} with {@link ErrorCode#STORE_FAILURE} and the cause (a ChatException the work throws,
+ * such as CONFLICT, passes as it is). Thread-safe.
  */
 public final class StoreDatabase implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StoreDatabase.class);
@@ -42,9 +46,13 @@ public final class StoreDatabase implements AutoCloseable {
         this.owned = owned;
     }
 
-    /** Over a host's data source (a pool, typically); the host keeps owning it. */
+    /**
+     * Over a host's data source (a pool, typically); the host keeps owning it. Every connection is used in
+     * auto-commit mode, so reads commit at once and writes commit their own transactions, whatever the
+     * pool's default; it goes back to the pool with the pool's setting ({@link AutoCommit}).
+     */
     public static StoreDatabase over(DataSource dataSource, Dialect dialect, Duration busyTimeout) {
-        Jdbi jdbi = Jdbi.create(() -> prepared(dataSource.getConnection(), dialect, busyTimeout));
+        Jdbi jdbi = Jdbi.create(new HostConnections(dataSource, dialect, busyTimeout));
         dialect.configure(jdbi);
         return new StoreDatabase(dialect, jdbi, jdbi, null);
     }
@@ -94,7 +102,10 @@ public final class StoreDatabase implements AutoCloseable {
         return dialect;
     }
 
-    /** Runs a read on a handle of its own, in auto-commit mode; never waits for a writer of this store. */
+    /**
+     * Runs a read on a handle of its own, in auto-commit mode (no transaction stays open); never waits for a
+     * writer of this store.
+     */
     public <T> T read(String what, HandleCallback<T, RuntimeException> work) {
         try {
             return reads.withHandle(work);
@@ -129,8 +140,9 @@ public final class StoreDatabase implements AutoCloseable {
         }
     }
 
+    /** A failure as the store reports it: a ChatException the work threw (e.g. CONFLICT) as it is. */
     private ChatException failure(String what, RuntimeException e) {
-        if (e instanceof ChatException && ((ChatException) e).code() == ErrorCode.STORE_FAILURE) {
+        if (e instanceof ChatException) {
             return (ChatException) e;
         }
         return new ChatException(ErrorCode.STORE_FAILURE,
@@ -146,6 +158,50 @@ public final class StoreDatabase implements AutoCloseable {
             owned.close();
         } catch (Exception e) {
             log.warn("Closing the store's connections failed", e);
+        }
+    }
+
+    /** The host's connections, switched to auto-commit while the store holds them. */
+    private static final class HostConnections implements ConnectionFactory {
+        private final DataSource source;
+        private final Dialect dialect;
+        private final Duration busyTimeout;
+        /** The connections whose auto-commit this store turned on (by identity: pools hand out proxies). */
+        private final Set<Connection> switched =
+                Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
+        HostConnections(DataSource source, Dialect dialect, Duration busyTimeout) {
+            this.source = source;
+            this.dialect = dialect;
+            this.busyTimeout = busyTimeout;
+        }
+
+        @Override
+        public Connection openConnection() throws SQLException {
+            Connection connection = source.getConnection();
+            boolean switchedOn = false;
+            try {
+                switchedOn = AutoCommit.switchOn(connection);
+                dialect.prepareConnection(connection, busyTimeout);
+            } catch (SQLException | RuntimeException e) {
+                try (connection) {
+                    AutoCommit.restore(connection, switchedOn);
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+            if (switchedOn) {
+                switched.add(connection);
+            }
+            return connection;
+        }
+
+        @Override
+        public void closeConnection(Connection connection) throws SQLException {
+            try (connection) {
+                AutoCommit.restore(connection, switched.remove(connection));
+            }
         }
     }
 
