@@ -5,11 +5,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A request to the instance that holds a run, or its reply. Kept small (a coordinator may carry it in a
- * PostgreSQL NOTIFY): an answer's text stays in the store, the message only says which clarify.
+ * PostgreSQL NOTIFY): an answer stays in the store, the message only says which pending input.
  *
  * @param correlationId pairs a reply with its request
  * @param from the sending instance; replies go back to it
- * @param clarifyId for ANSWER: the clarify whose stored answer to deliver
+ * @param inputId for ANSWER: the pending input whose stored answer to deliver
  * @param error for REPLY: null when the request succeeded, else why it failed
  */
 public record ControlMessage(
@@ -17,14 +17,14 @@ public record ControlMessage(
         String runId,
         String correlationId,
         String from,
-        @Nullable String clarifyId,
+        @Nullable String inputId,
         @Nullable String error) {
 
     /** What a control message asks for. */
     public enum Kind {
         /** Stop the run. */
         CANCEL,
-        /** Deliver the stored answer of a clarify to the runtime. */
+        /** Deliver the stored answer of a pending input to whoever asked for it. */
         ANSWER,
         /** The outcome of a request. */
         REPLY
@@ -39,6 +39,6 @@ public record ControlMessage(
 
     /** The reply to this request. */
     public ControlMessage reply(String replyingInstance, @Nullable String failure) {
-        return new ControlMessage(Kind.REPLY, runId, correlationId, replyingInstance, clarifyId, failure);
+        return new ControlMessage(Kind.REPLY, runId, correlationId, replyingInstance, inputId, failure);
     }
 }

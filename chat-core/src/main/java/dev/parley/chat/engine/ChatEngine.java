@@ -4,7 +4,14 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
+import dev.parley.chat.engine.internal.InputChecks;
 import dev.parley.chat.engine.internal.RunManager;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
@@ -17,6 +24,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
@@ -61,8 +69,11 @@ import org.slf4j.LoggerFactory;
  *       subscribes to the runtime's stream. Every event is numbered (seq 1, 2, 3 …), folded into messages
  *       by the {@link dev.parley.chat.reduce.RunReducer}, kept in memory for live subscribers and stored
  *       in batches.</li>
- *   <li>A clarify question makes the run WAITING_FOR_INPUT; it is stored before anyone sees it.
- *       {@link #answer} delivers the answer once and the run goes on.</li>
+ *   <li>A pending input — a clarify question, an approval, a tool the person's browser runs — makes the
+ *       run WAITING_FOR_INPUT; it is stored before anyone sees it. {@link #answer} delivers the answer
+ *       once and the run goes on. A host action whose {@link HostActionApproval} asks for it waits for the
+ *       person's approval before its handler runs; a denial goes back to the runtime as an error result.
+ *       An input whose deadline passes is EXPIRED and its asker told.</li>
  *   <li>The run ends SUCCEEDED, FAILED (with the reason: an error event, an exception, a failed stream,
  *       a stream that ends without a final event), CANCELLED ({@link #cancel}; the partial answer is
  *       kept) or INTERRUPTED (the host stopped). The end is stored before it is shown; the thread is free
@@ -295,7 +306,8 @@ public final class ChatEngine implements AutoCloseable {
      * @throws ChatException INVALID_INPUT for a blank or oversized message or a non-positive iteration
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
      *     REJECT (or its active run is held by another instance); RUNTIME_UNAVAILABLE once the engine is
-     *     closing
+     *     closing; INVALID_INPUT for client tools that are malformed (see {@link StartRun#clientTools()}),
+     *     UNSUPPORTED when the runtime cannot call tools
      */
     public RunTicket startRun(String ownerId, String threadId, StartRun request) {
         ChatThread thread = ownedThread(ownerId, threadId);
@@ -305,6 +317,7 @@ public final class ChatEngine implements AutoCloseable {
         if (request.maxIterations() != null && request.maxIterations() < 1) {
             throw ChatException.invalidInput("maxIterations must be positive, got " + request.maxIterations());
         }
+        checkClientTools(request.clientTools());
         Instant now = ctx.now();
         String runId = newId();
         String userMessageId = newId();
@@ -319,7 +332,7 @@ public final class ChatEngine implements AutoCloseable {
                 request.skill() != null ? request.skill() : thread.skill(), request.maxIterations(), request.context(),
                 now, null, null, null, null, null);
         ThreadTouch touch = new ThreadTouch(threadId, null, now, defaultTitle(text));
-        return runs.start(run, List.of(user, answer), touch, doubleTexting);
+        return runs.start(run, List.of(user, answer), touch, doubleTexting, request.clientTools());
     }
 
     /**
@@ -329,6 +342,12 @@ public final class ChatEngine implements AutoCloseable {
      * and skill.
      */
     public RunTicket regenerate(String ownerId, String assistantMessageId) {
+        return regenerate(ownerId, assistantMessageId, List.of());
+    }
+
+    /** Regenerates with tools the person's browser runs for the new run (see {@link StartRun#clientTools()}). */
+    public RunTicket regenerate(String ownerId, String assistantMessageId, List<HostToolSpec> clientTools) {
+        checkClientTools(clientTools);
         Message message = ownedMessage(ownerId, assistantMessageId);
         if (!(message instanceof AssistantMessage)) {
             throw ChatException.invalidInput("only assistant messages can be regenerated");
@@ -355,7 +374,8 @@ public final class ChatEngine implements AutoCloseable {
                 ((UserMessage) parent).text(), thread.modelId(), thread.skill(),
                 original == null ? null : original.maxIterations(), original == null ? Map.of() : original.context(),
                 now, null, null, null, null, null);
-        return runs.start(run, List.of(answer), new ThreadTouch(thread.id(), null, now, null), doubleTexting);
+        return runs.start(run, List.of(answer), new ThreadTouch(thread.id(), null, now, null), doubleTexting,
+                clientTools);
     }
 
     private @Nullable String latestUserMessageId(String threadId) {
@@ -383,32 +403,43 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * Answers a clarify question. The answer reaches the runtime once: the same answer again is
-     * {@link AnswerResult#REPLAYED}; a different answer after that is a CONFLICT.
+     * Answers a pending input of any kind: a clarify question ({@link ClarifyAnswer}), an approval
+     * ({@link ApprovalAnswer}: a decision the asker offered, with edited arguments where editing is
+     * allowed) or a client tool ({@link ClientToolAnswer}: the tool's result or error). The answer reaches
+     * whoever asked — the runtime, or the engine for its own host-action approvals and client tools — once:
+     * the same answer again is {@link AnswerResult#REPLAYED}; a different answer after that, or one to an
+     * input that expired or was withdrawn, is a CONFLICT. Any instance may take it (it is forwarded to the
+     * one holding the run).
+     *
+     * @throws ChatException NOT_FOUND for an unknown run or input (or another owner's); INVALID_INPUT for
+     *     an answer of the wrong shape (see {@link InputChecks#answer}), which changes nothing; CONFLICT as
+     *     above; UNSUPPORTED if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the
+     *     answer could not reach the runtime (the input is pending again)
+     */
+    public AnswerResult answer(String ownerId, String runId, String inputId, InputAnswer answer) {
+        Run run = ownedRun(ownerId, runId);
+        if (inputId == null || answer == null) {
+            throw ChatException.invalidInput("an answer names its input and holds an answer");
+        }
+        PendingInput input = store.findInput(runId, inputId).orElseThrow(() -> ChatException.notFound("input", inputId));
+        if (input.state() == InputState.PENDING) {
+            InputChecks.answer(input, answer, limits);
+        }
+        return runs.answer(run, input, answer);
+    }
+
+    /**
+     * Answers a clarify question: {@link #answer(String, String, String, InputAnswer)} with a
+     * {@link ClarifyAnswer}.
      *
      * @param answer one entry for free text or a single choice, one per option for a multi-select
      *     question; no entry blank
      */
     public AnswerResult answer(String ownerId, String runId, String clarifyId, List<String> answer) {
-        Run run = ownedRun(ownerId, runId);
-        Objects.requireNonNull(clarifyId, "clarifyId");
-        if (answer == null || answer.isEmpty()) {
-            throw ChatException.invalidInput("an answer must not be empty");
-        }
-        int total = 0;
-        for (String entry : answer) {
-            if (entry == null || entry.isBlank()) {
-                throw ChatException.invalidInput("an answer must not contain blank entries");
-            }
-            total += entry.length();
-        }
-        if (total > limits.maxMessageLength()) {
-            throw ChatException.invalidInput("the answer is longer than " + limits.maxMessageLength() + " characters");
-        }
-        return runs.answer(run, clarifyId, List.copyOf(answer));
+        return answer(ownerId, runId, clarifyId, new ClarifyAnswer(answer == null ? List.of() : answer));
     }
 
-    /** A run's status, newest seq and pending clarify questions (for a page that reloads). */
+    /** A run's status, newest seq and every pending input (for a page that reloads). */
     public RunState state(String ownerId, String runId) {
         return runs.state(ownedRun(ownerId, runId));
     }
@@ -558,6 +589,16 @@ public final class ChatEngine implements AutoCloseable {
             throw ChatException.invalidInput("a title must not be longer than " + MAX_FIELD_LENGTH + " characters");
         }
         return title.strip();
+    }
+
+    private void checkClientTools(List<HostToolSpec> tools) {
+        if (tools.isEmpty()) {
+            return;
+        }
+        InputChecks.clientTools(tools, ctx.hostActions());
+        if (!runtime.capabilities().contains(Capability.HOST_TOOLS)) {
+            throw ChatException.unsupported("this runtime cannot call tools, so it cannot call the page's tools");
+        }
     }
 
     private static void checkOptionalField(@Nullable String value, String name) {

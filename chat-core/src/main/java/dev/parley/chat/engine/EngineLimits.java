@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param cancelGracePeriod how long a runtime may take to confirm a cancel before the engine ends the run
  *     itself (default 10 s)
  * @param replayPageSize how many events a replay reads from the store at once (default 512)
+ * @param clientToolTimeout how long a tool the person's browser runs may take before its call fails as
+ *     timed out (default 10 min); the page runs it as soon as it sees the call, so this is mostly the time a
+ *     person may be away
  */
 public record EngineLimits(
         int maxMessageLength,
@@ -34,7 +37,8 @@ public record EngineLimits(
         Duration messageFlushInterval,
         int maxPendingEvents,
         Duration cancelGracePeriod,
-        int replayPageSize) {
+        int replayPageSize,
+        Duration clientToolTimeout) {
 
     public EngineLimits {
         positive(maxMessageLength, "maxMessageLength");
@@ -48,6 +52,7 @@ public record EngineLimits(
         positive(eventFlushInterval, "eventFlushInterval");
         positive(messageFlushInterval, "messageFlushInterval");
         positive(cancelGracePeriod, "cancelGracePeriod");
+        positive(clientToolTimeout, "clientToolTimeout");
         if (defaultPageSize > maxPageSize) {
             throw new IllegalArgumentException("defaultPageSize must not exceed maxPageSize");
         }
@@ -55,45 +60,51 @@ public record EngineLimits(
 
     public static EngineLimits defaults() {
         return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, Duration.ofSeconds(1),
-                100_000, Duration.ofSeconds(10), 512);
+                100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10));
     }
 
     public EngineLimits withMaxMessageLength(int value) {
         return new EngineLimits(value, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize);
+                replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withSubscriberLagLimit(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, value,
                 eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize);
+                replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withEventFlush(Duration interval, int batchSize) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                interval, batchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod, replayPageSize);
+                interval, batchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withMessageFlushInterval(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, value, maxPendingEvents, cancelGracePeriod, replayPageSize);
+                eventFlushInterval, eventFlushBatchSize, value, maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withMaxPendingEvents(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, value, cancelGracePeriod, replayPageSize);
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, value, cancelGracePeriod, replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withCancelGracePeriod(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, value, replayPageSize);
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, value, replayPageSize, clientToolTimeout);
     }
 
     public EngineLimits withPageSizes(int defaultSize, int maxSize) {
         return new EngineLimits(maxMessageLength, maxSize, defaultSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize);
+                replayPageSize, clientToolTimeout);
+    }
+
+    public EngineLimits withClientToolTimeout(Duration value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
+                replayPageSize, value);
     }
 
     private static void positive(int value, String name) {

@@ -1,5 +1,6 @@
 package dev.parley.chat.engine;
 
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.Run;
 import java.util.List;
@@ -7,11 +8,16 @@ import java.util.Objects;
 
 /**
  * A run as it stands now: its record, the seq of its newest event (a subscriber's cursor to start from)
- * and the clarify questions waiting for an answer (seed 000's {@code /state}, for a page that reloads).
+ * and what waits for the person (seed 000's {@code /state}, for a page that reloads).
+ *
+ * @param pendingClarifies the clarify questions waiting for an answer, as messages (the older view; every
+ *     one is also in {@code pendingInputs})
+ * @param pendingInputs every input waiting for the person, of every kind, oldest first
  */
-public record RunState(Run run, long lastSeq, List<ClarifyMessage> pendingClarifies) {
+public record RunState(Run run, long lastSeq, List<ClarifyMessage> pendingClarifies, List<PendingInput> pendingInputs) {
     public RunState {
         Objects.requireNonNull(run, "run");
         pendingClarifies = List.copyOf(pendingClarifies);
+        pendingInputs = List.copyOf(pendingInputs);
     }
 }

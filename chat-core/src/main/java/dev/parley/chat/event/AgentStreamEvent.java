@@ -1,8 +1,13 @@
 package dev.parley.chat.event;
 
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputRequest;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TodoItem;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Who emits what</h2>
  * A {@link dev.parley.chat.runtime.RuntimeAdapter} emits every kind except {@link RunStarted} and an
- * answered {@link ClarifyResolved}, which the engine emits itself. A run's stream ends with exactly one
+ * answered or expired {@link InputResolved}, which the engine emits itself. {@link ClarifyRequested} and
+ * {@link ClarifyResolved} are the older form of a clarify's input events: still read (and accepted from
+ * runtimes), logged by this version as {@link InputRequested} and {@link InputResolved}. A run's stream ends with exactly one
  * terminal event, {@link RunFinished} or {@link RunFailed}; the engine ignores anything after it and
  * ends the run as FAILED if the stream completes without one.
  *
@@ -29,6 +36,24 @@ public sealed interface AgentStreamEvent {
 
     /** The JSON discriminator, e.g. {@code text_delta}. */
     String type();
+
+    /**
+     * The event in this version's form: a {@link ClarifyRequested} or {@link ClarifyResolved} as the
+     * {@link InputRequested} or {@link InputResolved} of kind clarify it stands for (input id = clarify
+     * id); any other event as it is.
+     */
+    static AgentStreamEvent current(AgentStreamEvent event) {
+        if (event instanceof ClarifyRequested ask) {
+            return new InputRequested(ask.messageId(), ask.clarifyId(),
+                    new ClarifyRequest(ask.question(), ask.choices(), ask.multiSelect()), null, ask.resumeToken());
+        }
+        if (event instanceof ClarifyResolved resolved) {
+            boolean answered = resolved.outcome() == ClarifyOutcome.ANSWERED;
+            return new InputResolved(resolved.clarifyId(), answered ? InputOutcome.ANSWERED : InputOutcome.CANCELLED,
+                    answered ? new ClarifyAnswer(resolved.answer()) : null);
+        }
+        return event;
+    }
 
     /** True for {@link RunFinished} and {@link RunFailed}. */
     default boolean isTerminal() {
@@ -286,6 +311,73 @@ public sealed interface AgentStreamEvent {
             Objects.requireNonNull(clarifyId, "clarifyId");
             Objects.requireNonNull(outcome, "outcome");
             answer = answer == null ? List.of() : List.copyOf(answer);
+        }
+
+        @Override
+        public String type() {
+            return TYPE;
+        }
+    }
+
+    /**
+     * The run waits for a person: a clarify question, an approval, or a tool the person's browser runs (a
+     * pending input). The run is WAITING_FOR_INPUT until every pending input is resolved. Runtimes emit it
+     * for the inputs they ask themselves (clarify, approval); the engine emits it for host-action approvals
+     * and client tools. A runtime may still emit {@link ClarifyRequested} instead: the engine logs that as
+     * an {@code input_requested} of kind clarify.
+     *
+     * @param messageId the message that shows the input (a clarify or approval message; for a client tool,
+     *     the tool call's message)
+     * @param inputId unique within the run; the id an answer names
+     * @param deadline when the input expires if still pending; null for never
+     * @param resumeToken the adapter's opaque position in its runtime stream, kept with the pending input so
+     *     that a restarted host can re-attach to the waiting run; null if not supported
+     */
+    record InputRequested(
+            String messageId,
+            String inputId,
+            InputRequest request,
+            @Nullable Instant deadline,
+            @Nullable String resumeToken)
+            implements AgentStreamEvent {
+        public static final String TYPE = "input_requested";
+
+        public InputRequested {
+            Objects.requireNonNull(messageId, "messageId");
+            Objects.requireNonNull(inputId, "inputId");
+            Objects.requireNonNull(request, "request");
+        }
+
+        @Override
+        public String type() {
+            return TYPE;
+        }
+    }
+
+    /** How a pending input ended. */
+    enum InputOutcome {
+        ANSWERED,
+        EXPIRED,
+        CANCELLED
+    }
+
+    /**
+     * A pending input ended: answered (emitted by the engine once the answer reached whoever asked),
+     * expired (emitted by the engine at its deadline) or cancelled (emitted by the adapter when the
+     * runtime withdraws it). A runtime may emit {@link ClarifyResolved} with CANCELLED instead.
+     *
+     * @param answer the answer when ANSWERED, else null
+     */
+    record InputResolved(String inputId, InputOutcome outcome, @Nullable InputAnswer answer)
+            implements AgentStreamEvent {
+        public static final String TYPE = "input_resolved";
+
+        public InputResolved {
+            Objects.requireNonNull(inputId, "inputId");
+            Objects.requireNonNull(outcome, "outcome");
+            if ((outcome == InputOutcome.ANSWERED) != (answer != null)) {
+                throw new IllegalArgumentException("an answer comes with ANSWERED and only with it");
+            }
         }
 
         @Override

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public sealed interface Message
         permits UserMessage, AssistantMessage, ThinkingMessage, ActionExecutionMessage, ResultMessage,
-                StatusMessage, TodoMessage, ClarifyMessage, ErrorMessage {
+                StatusMessage, TodoMessage, ClarifyMessage, ApprovalMessage, ErrorMessage {
 
     String id();
 

@@ -10,6 +10,7 @@ public enum MessageKind {
     STATUS("status"),
     TODO("todo"),
     CLARIFY("clarify"),
+    APPROVAL("approval"),
     ERROR("error");
 
     private final String wireName;

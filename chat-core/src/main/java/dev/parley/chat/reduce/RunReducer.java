@@ -1,9 +1,17 @@
 package dev.parley.chat.reduce;
 
 import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.event.AgentStreamEvent.ClarifyOutcome;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.ErrorInfo;
@@ -49,10 +57,15 @@ import org.jspecify.annotations.Nullable;
  *       marks the call COMPLETED, or FAILED when the result is an error.</li>
  *   <li>{@code todos} creates or replaces the items of the todo message (IN_PROGRESS until the run
  *       ends); {@code status} creates or replaces a status message, COMPLETED at once.</li>
- *   <li>{@code clarify_request} creates an IN_PROGRESS clarify message (a repeated clarify id is
- *       ignored) and the run is WAITING_FOR_INPUT. {@code clarify_resolved} on a pending clarify sets
- *       its answer and COMPLETED (ANSWERED) or CANCELLED; the run is RUNNING again once no clarify is
- *       pending.</li>
+ *   <li>{@code input_requested} opens a pending input (a repeated input id is ignored) and the run is
+ *       WAITING_FOR_INPUT: a clarify creates an IN_PROGRESS clarify message, an approval an IN_PROGRESS
+ *       approval message (both with the event's message id); a client tool creates no message (its tool
+ *       call shows it). {@code input_resolved} on a pending input closes it: a clarify takes its answer
+ *       and COMPLETED when ANSWERED, else CANCELLED; an approval takes the outcome, and when ANSWERED the
+ *       decision, any edited arguments and COMPLETED, else CANCELLED. The run is RUNNING again once no
+ *       input is pending. {@code clarify_request} and {@code clarify_resolved} (the older form) are an
+ *       {@code input_requested} and {@code input_resolved} of kind clarify whose input id is the clarify
+ *       id.</li>
  *   <li>{@code usage} replaces the run's token usage and sets it on the assistant message;
  *       {@code runtime_session} records the runtime's session id.</li>
  *   <li>{@code run_finished} ends the run with its status; {@code run_failed} ends it FAILED, sets the
@@ -70,7 +83,8 @@ public final class RunReducer {
 
     private final Map<String, Slot> slots = new LinkedHashMap<>();
     private final Map<String, String> actionByExecutionId = new HashMap<>();
-    private final Map<String, String> clarifyByClarifyId = new HashMap<>();
+    /** Every input the run asked for, by input id, in the order asked. */
+    private final Map<String, InputTrack> inputs = new LinkedHashMap<>();
 
     private @Nullable String threadId;
     private @Nullable String runId;
@@ -82,7 +96,17 @@ public final class RunReducer {
     private @Nullable TokenUsage usage;
     private @Nullable String runtimeSessionId;
     private @Nullable String guardrailsFailureReason;
-    private int pendingClarifies;
+    private int pendingInputs;
+
+    /** A pending input as the reducer follows it. */
+    private static final class InputTrack {
+        final PendingInput asked;
+        boolean pending = true;
+
+        InputTrack(PendingInput asked) {
+            this.asked = asked;
+        }
+    }
 
     /** Applies one event; see the class rules. */
     public void apply(RunEvent logged) {
@@ -90,7 +114,7 @@ public final class RunReducer {
             return;
         }
         lastSeq = logged.seq();
-        AgentStreamEvent event = logged.event();
+        AgentStreamEvent event = AgentStreamEvent.current(logged.event());
         if (event instanceof AgentStreamEvent.RunStarted) {
             if (runId == null) {
                 AgentStreamEvent.RunStarted started = (AgentStreamEvent.RunStarted) event;
@@ -148,10 +172,11 @@ public final class RunReducer {
             Instant createdAt = slot != null ? slot.base.createdAt() : at;
             put(new StatusMessage(update.messageId(), threadId, runId, assistantMessageId, MessageStatus.COMPLETED,
                     createdAt, update.level(), update.text()));
-        } else if (event instanceof AgentStreamEvent.ClarifyRequested) {
-            onClarifyRequested((AgentStreamEvent.ClarifyRequested) event, at);
-        } else if (event instanceof AgentStreamEvent.ClarifyResolved) {
-            onClarifyResolved((AgentStreamEvent.ClarifyResolved) event);
+        } else if (event instanceof AgentStreamEvent.InputRequested requested) {
+            onInputRequested(requested, at);
+        } else if (event instanceof AgentStreamEvent.InputResolved resolved) {
+            onInputResolved(resolved);
+
         } else if (event instanceof AgentStreamEvent.Usage) {
             AgentStreamEvent.Usage reported = (AgentStreamEvent.Usage) event;
             usage = new TokenUsage(reported.inputTokens(), reported.outputTokens(), reported.totalTokens());
@@ -176,11 +201,14 @@ public final class RunReducer {
             put(message);
             if (message instanceof ActionExecutionMessage) {
                 actionByExecutionId.putIfAbsent(((ActionExecutionMessage) message).executionId(), message.id());
-            } else if (message instanceof ClarifyMessage) {
-                clarifyByClarifyId.putIfAbsent(((ClarifyMessage) message).clarifyId(), message.id());
+            } else if (message instanceof ClarifyMessage clarify) {
+                track(clarify.clarifyId(), clarify.id(), new ClarifyRequest(clarify.question(), clarify.choices(),
+                        clarify.multiSelect()), clarify.createdAt(), clarify.isPending());
+            } else if (message instanceof ApprovalMessage approval) {
+                track(approval.inputId(), approval.id(), approval.request(), approval.createdAt(), approval.isPending());
             }
         }
-        pendingClarifies = countPendingClarifies();
+        countPendingInputs();
         if (snapshot.guardrailsFailureReason() != null) {
             guardrailsFailureReason = snapshot.guardrailsFailureReason();
         }
@@ -235,35 +263,57 @@ public final class RunReducer {
                 result.executionId(), name, result.result(), result.error()));
     }
 
-    private void onClarifyRequested(AgentStreamEvent.ClarifyRequested request, Instant at) {
-        if (clarifyByClarifyId.containsKey(request.clarifyId()) || slots.containsKey(request.messageId())) {
+    private void track(String inputId, String messageId, InputRequest request, Instant at, boolean pending) {
+        InputTrack track = inputs.computeIfAbsent(inputId, id -> new InputTrack(new PendingInput(runId, id, messageId,
+                request, null, null, InputState.PENDING, null, at, null)));
+        track.pending = pending;
+    }
+
+    private void onInputRequested(AgentStreamEvent.InputRequested requested, Instant at) {
+        if (inputs.containsKey(requested.inputId()) || slots.containsKey(requested.messageId())
+                && !(requested.request() instanceof ClientToolRequest)) {
             return;
         }
-        put(new ClarifyMessage(request.messageId(), threadId, runId, assistantMessageId, MessageStatus.IN_PROGRESS,
-                at, request.clarifyId(), request.question(), request.choices(), request.multiSelect(), List.of()));
-        clarifyByClarifyId.put(request.clarifyId(), request.messageId());
-        pendingClarifies++;
+        InputRequest request = requested.request();
+        if (request instanceof ClarifyRequest ask) {
+            put(new ClarifyMessage(requested.messageId(), threadId, runId, assistantMessageId, MessageStatus.IN_PROGRESS,
+                    at, requested.inputId(), ask.question(), ask.choices(), ask.multiSelect(), List.of()));
+        } else if (request instanceof ApprovalRequest ask) {
+            put(new ApprovalMessage(requested.messageId(), threadId, runId, assistantMessageId,
+                    MessageStatus.IN_PROGRESS, at, requested.inputId(), ask, null, null, null));
+        }
+        inputs.put(requested.inputId(), new InputTrack(new PendingInput(runId, requested.inputId(),
+                requested.messageId(), request, requested.deadline(), requested.resumeToken(), InputState.PENDING, null,
+                at, null)));
+        pendingInputs++;
         status = RunStatus.WAITING_FOR_INPUT;
     }
 
-    private void onClarifyResolved(AgentStreamEvent.ClarifyResolved resolved) {
-        String messageId = clarifyByClarifyId.get(resolved.clarifyId());
-        if (messageId == null) {
+    private void onInputResolved(AgentStreamEvent.InputResolved resolved) {
+        InputTrack track = inputs.get(resolved.inputId());
+        if (track == null || !track.pending) {
             return;
         }
-        Slot slot = slots.get(messageId);
-        ClarifyMessage clarify = (ClarifyMessage) slot.materialize();
-        if (!clarify.isPending()) {
-            return;
+        track.pending = false;
+        boolean answered = resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED;
+        MessageStatus closed = answered ? MessageStatus.COMPLETED : MessageStatus.CANCELLED;
+        Slot slot = slots.get(track.asked.messageId());
+        if (slot != null && slot.base instanceof ClarifyMessage clarify && clarify.isPending()) {
+            List<String> answer = resolved.answer() instanceof ClarifyAnswer given ? given.answer() : List.of();
+            slot.base = new ClarifyMessage(clarify.id(), clarify.threadId(), clarify.runId(), clarify.parentMessageId(),
+                    closed, clarify.createdAt(), clarify.clarifyId(), clarify.question(), clarify.choices(),
+                    clarify.multiSelect(), answered ? answer : List.of());
+            slot.touch();
+        } else if (slot != null && slot.base instanceof ApprovalMessage approval && approval.isPending()) {
+            ApprovalAnswer decided = resolved.answer() instanceof ApprovalAnswer given ? given : null;
+            slot.base = new ApprovalMessage(approval.id(), approval.threadId(), approval.runId(),
+                    approval.parentMessageId(), closed, approval.createdAt(), approval.inputId(), approval.request(),
+                    InputState.valueOf(resolved.outcome().name()), decided == null ? null : decided.decision(),
+                    decided == null ? null : decided.editedArguments());
+            slot.touch();
         }
-        boolean answered = resolved.outcome() == ClarifyOutcome.ANSWERED;
-        slot.base = new ClarifyMessage(clarify.id(), clarify.threadId(), clarify.runId(), clarify.parentMessageId(),
-                answered ? MessageStatus.COMPLETED : MessageStatus.CANCELLED, clarify.createdAt(), clarify.clarifyId(),
-                clarify.question(), clarify.choices(), clarify.multiSelect(),
-                answered ? resolved.answer() : List.of());
-        slot.touch();
-        pendingClarifies--;
-        if (pendingClarifies == 0 && status == RunStatus.WAITING_FOR_INPUT) {
+        pendingInputs--;
+        if (pendingInputs == 0 && status == RunStatus.WAITING_FOR_INPUT) {
             status = RunStatus.RUNNING;
         }
     }
@@ -285,7 +335,8 @@ public final class RunReducer {
 
     private void finish(RunStatus terminal) {
         status = terminal;
-        pendingClarifies = 0;
+        pendingInputs = 0;
+        inputs.values().forEach(track -> track.pending = false);
         MessageStatus finalStatus = terminal.finalMessageStatus();
         for (Slot slot : slots.values()) {
             if (slot.base.status() == MessageStatus.IN_PROGRESS) {
@@ -306,19 +357,13 @@ public final class RunReducer {
         return slot;
     }
 
-    private int countPendingClarifies() {
-        int count = 0;
-        for (Slot slot : slots.values()) {
-            if (slot.base instanceof ClarifyMessage && slot.base.status() == MessageStatus.IN_PROGRESS) {
-                count++;
-            }
-        }
-        if (count > 0 && status == RunStatus.RUNNING) {
+    private void countPendingInputs() {
+        pendingInputs = (int) inputs.values().stream().filter(track -> track.pending).count();
+        if (pendingInputs > 0 && status == RunStatus.RUNNING) {
             status = RunStatus.WAITING_FOR_INPUT;
-        } else if (count == 0 && status == RunStatus.WAITING_FOR_INPUT) {
+        } else if (pendingInputs == 0 && status == RunStatus.WAITING_FOR_INPUT) {
             status = RunStatus.RUNNING;
         }
-        return count;
     }
 
     /** All messages of the run so far, in the order they first appeared. */
@@ -364,10 +409,11 @@ public final class RunReducer {
         return messageId == null ? null : (ActionExecutionMessage) slots.get(messageId).materialize();
     }
 
-    /** The clarify question with this clarify id, or null. */
+    /** The clarify question whose input id is this clarify id, or null. */
     public @Nullable ClarifyMessage clarify(String clarifyId) {
-        String messageId = clarifyByClarifyId.get(clarifyId);
-        return messageId == null ? null : (ClarifyMessage) slots.get(messageId).materialize();
+        InputTrack track = inputs.get(clarifyId);
+        Slot slot = track == null ? null : slots.get(track.asked.messageId());
+        return slot != null && slot.base instanceof ClarifyMessage ? (ClarifyMessage) slot.materialize() : null;
     }
 
     /** The clarify questions still waiting for an answer, oldest first. */
@@ -379,6 +425,23 @@ public final class RunReducer {
             }
         }
         return pending;
+    }
+
+    /** Every input still waiting for the person, of every kind, oldest first. */
+    public List<PendingInput> pendingInputs() {
+        List<PendingInput> pending = new ArrayList<>();
+        for (InputTrack track : inputs.values()) {
+            if (track.pending) {
+                pending.add(track.asked);
+            }
+        }
+        return pending;
+    }
+
+    /** True while the input with this id waits for the person. */
+    public boolean isPending(String inputId) {
+        InputTrack track = inputs.get(inputId);
+        return track != null && track.pending;
     }
 
     /** QUEUED until {@code run_started}, then as the rules say. */
@@ -537,6 +600,8 @@ public final class RunReducer {
                 return new ClarifyMessage(c.id(), c.threadId(), c.runId(), c.parentMessageId(), s, c.createdAt(),
                         c.clarifyId(), c.question(), c.choices(), c.multiSelect(), c.answer());
             }
+            case APPROVAL:
+                return ((ApprovalMessage) m).withStatus(s);
             case ERROR: {
                 ErrorMessage e = (ErrorMessage) m;
                 return new ErrorMessage(e.id(), e.threadId(), e.runId(), e.parentMessageId(), s, e.createdAt(),

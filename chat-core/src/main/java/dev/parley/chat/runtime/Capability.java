@@ -4,9 +4,17 @@ package dev.parley.chat.runtime;
 public enum Capability {
     /** Clarify questions can be answered: {@link RuntimeAdapter#answerClarify(ClarifyReply)}. */
     CLARIFY,
+    /**
+     * The runtime asks approvals itself ({@code InputRequested} with an approval) and takes the person's
+     * decision: {@link RuntimeAdapter#answerApproval(ApprovalReply)}.
+     */
+    APPROVALS,
     /** A run can be stopped on the runtime's side: {@link RuntimeAdapter#cancel(String)}. */
     CANCEL,
-    /** Host actions can be called: {@link RuntimeAdapter#submitToolResult(ToolResult)}. */
+    /**
+     * Host actions and tools the person's browser runs (client tools) can be called:
+     * {@link RuntimeAdapter#submitToolResult(ToolResult)}.
+     */
     HOST_TOOLS,
     /**
      * A waiting run can be re-attached to after the host restarted:

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param modelId the model to use, null for the runtime's default
  * @param skill the skill to use, null for none
  * @param maxIterations the iteration budget, null for the adapter's default
- * @param hostTools host actions the runtime may call (see {@link Capability#HOST_TOOLS})
+ * @param hostTools tools the runtime may call whose results the host side supplies: host actions, and tools
+ *     the person's browser runs (see {@link Capability#HOST_TOOLS})
  * @param context free-form context from the host (seed 004's {@code addContext}); JSON-compatible values
  */
 public record RunRequest(

@@ -64,6 +64,23 @@ public interface RuntimeAdapter {
     }
 
     /**
+     * Delivers a person's decision on an approval the runtime asked for ({@link Capability#APPROVALS}).
+     * The engine calls it at most once per approval; a denial is a decision like any other.
+     */
+    default void answerApproval(ApprovalReply reply) {
+        throw ChatException.unsupported("this runtime cannot take approval decisions");
+    }
+
+    /**
+     * Tells the runtime that an input it asked for (a clarify, an approval) expired: its deadline passed
+     * unanswered. The run goes on or ends as the runtime decides. The default throws UNSUPPORTED, and the
+     * engine then ends the run CANCELLED (it cannot go on without the answer).
+     */
+    default void inputExpired(String runId, String inputId) {
+        throw ChatException.unsupported("this runtime cannot be told that an input expired");
+    }
+
+    /**
      * Asks the runtime to stop a run ({@link Capability#CANCEL}). The stream then ends with
      * {@code RunFinished(CANCELLED)}; partial output stays.
      */
@@ -71,7 +88,10 @@ public interface RuntimeAdapter {
         throw ChatException.unsupported("this runtime cannot cancel runs");
     }
 
-    /** Hands a host action's result back to the run that called it ({@link Capability#HOST_TOOLS}). */
+    /**
+     * Hands the result of a host action, or of a tool the person's browser ran, back to the run that
+     * called it ({@link Capability#HOST_TOOLS}).
+     */
     default void submitToolResult(ToolResult result) {
         throw ChatException.unsupported("this runtime cannot call host actions");
     }
@@ -79,7 +99,7 @@ public interface RuntimeAdapter {
     /**
      * Re-attaches to a run that is still alive in the runtime, after the host restarted
      * ({@link Capability#REATTACH}). The stream continues after the position {@code resumeToken} names
-     * (the token a {@link AgentStreamEvent.ClarifyRequested} carried).
+     * (the token an {@link AgentStreamEvent.InputRequested} carried).
      */
     default Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
         throw ChatException.unsupported("this runtime cannot re-attach to runs");

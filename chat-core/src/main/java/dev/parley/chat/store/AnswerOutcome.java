@@ -1,13 +1,13 @@
 package dev.parley.chat.store;
 
-/** What {@link ChatStore#answerClarify} did. */
+/** What {@link ChatStore#answerInput} did. */
 public enum AnswerOutcome {
-    /** The clarify was pending and now holds this answer. */
+    /** The input was pending and now holds this answer. */
     ACCEPTED,
-    /** The clarify already held this very answer; nothing changed. */
+    /** The input already held this very answer; nothing changed. */
     REPLAYED,
-    /** The clarify already held another answer, or was cancelled; nothing changed. */
+    /** The input already held another answer, or expired, or was cancelled; nothing changed. */
     CONFLICT,
-    /** No such clarify. */
+    /** No such input. */
     NOT_FOUND
 }

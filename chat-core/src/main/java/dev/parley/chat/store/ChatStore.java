@@ -2,6 +2,9 @@ package dev.parley.chat.store;
 
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
@@ -16,10 +19,11 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where threads, messages, runs, run events, clarifies, feedback and host-action executions live.
+ * Where threads, messages, runs, run events, pending inputs, remembered approvals, feedback and
+ * host-action executions live.
  *
  * <p>The engine checks ownership and input before it calls a store; a store trusts its arguments, but
- * keeps its own invariants (an event's {@code (runId, seq)} is stored once; a clarify is answered once).
+ * keeps its own invariants (an event's {@code (runId, seq)} is stored once; an input is answered once).
  * Every method is thread-safe. Failures are {@link dev.parley.chat.ChatException}s with
  * {@code STORE_FAILURE} (or {@code CONFLICT} where stated). Implementations must pass the contract suite
  * {@code dev.parley.chat.store.ChatStoreContract} from chat-core's test-jar.
@@ -48,15 +52,15 @@ public interface ChatStore extends AutoCloseable {
      */
     boolean updateThread(ChatThread thread);
 
-    /** Deletes a thread with its messages, runs, events, clarifies, feedback and host actions. */
+    /** Deletes a thread with its messages, runs, events, inputs, remembered approvals, feedback and host actions. */
     boolean deleteThread(String threadId);
 
     // ---- the batched write
 
     /**
      * Stores a batch atomically: threads touched, runs and messages inserted or replaced, leases set, events
-     * appended (an event whose {@code (runId, seq)} exists is left as it is), clarifies inserted (an
-     * existing {@code (runId, clarifyId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
+     * appended (an event whose {@code (runId, seq)} exists is left as it is), pending inputs inserted (an
+     * existing {@code (runId, inputId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
      * stored before runs entering them, whatever their order in the batch.
      *
      * <p>All or nothing: when it throws, nothing of the batch is stored.
@@ -114,25 +118,41 @@ public interface ChatStore extends AutoCloseable {
     /** The mark {@link #reserveSeq} set, 0 if none. */
     long reservedSeq(String runId);
 
-    // ---- clarifies
+    // ---- pending inputs (clarify questions, approvals, client tools)
 
-    Optional<PendingClarify> findClarify(String runId, String clarifyId);
+    Optional<PendingInput> findInput(String runId, String inputId);
 
-    /** A run's clarifies still PENDING, oldest first. */
-    List<PendingClarify> listPendingClarifies(String runId);
+    /** A run's inputs still PENDING, oldest first. */
+    List<PendingInput> listPendingInputs(String runId);
 
     /**
-     * Answers a clarify if it is pending, atomically (two hosts racing to answer the same question get
-     * one ACCEPTED). The same answer again is REPLAYED; any other answer after that, or an answer to a
-     * cancelled clarify, is a CONFLICT.
+     * Answers an input if it is pending, atomically (two hosts racing to answer the same input get one
+     * ACCEPTED). The same answer again is REPLAYED; any other answer after that, or an answer to an input
+     * that expired or was cancelled, is a CONFLICT. The store does not check the answer's shape.
      */
-    AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at);
+    AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at);
 
-    /** Undoes an accepted answer that could not be delivered: the clarify is PENDING again. */
-    void reopenClarify(String runId, String clarifyId);
+    /** Undoes an accepted answer that could not be delivered: the input is PENDING again. */
+    void reopenInput(String runId, String inputId);
 
-    /** Marks a run's pending clarifies CANCELLED (the run ended without them being answered). */
-    void cancelPendingClarifies(String runId);
+    /**
+     * Resolves a pending input without an answer ({@link InputState#EXPIRED} or
+     * {@link InputState#CANCELLED}), atomically.
+     *
+     * @return false if the input was not pending (answered or resolved before, or unknown)
+     */
+    boolean closeInput(String runId, String inputId, InputState state, Instant at);
+
+    /** Marks every pending input of a run CANCELLED (the run ended without them being answered). */
+    void cancelPendingInputs(String runId, Instant at);
+
+    // ---- approvals remembered per thread ("allow for this conversation")
+
+    /** Remembers that calls of {@code toolName} in this thread need no more approval. Idempotent. */
+    void rememberApproval(String threadId, String toolName, Instant at);
+
+    /** True if {@link #rememberApproval} was called for this thread and tool. */
+    boolean isApprovedForThread(String threadId, String toolName);
 
     // ---- feedback
 

@@ -4,6 +4,9 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
@@ -41,7 +44,9 @@ public final class InMemoryChatStore implements ChatStore {
     private final Map<String, Run> runs = new LinkedHashMap<>();
     private final Map<String, List<RunEvent>> eventsByRun = new HashMap<>();
     private final Map<String, Long> reservedSeqs = new HashMap<>();
-    private final Map<String, Map<String, PendingClarify>> clarifiesByRun = new HashMap<>();
+    private final Map<String, Map<String, PendingInput>> inputsByRun = new HashMap<>();
+    /** "threadId\0toolName" of every approval remembered for a thread. */
+    private final Set<String> approvals = new HashSet<>();
     private final Map<String, Feedback> feedback = new HashMap<>();
     private final Map<String, HostActionRecord> hostActions = new HashMap<>();
     private final Map<String, RunLease> leases = new HashMap<>();
@@ -117,11 +122,12 @@ public final class InMemoryChatStore implements ChatStore {
                 stepsByRun.remove(runId);
                 eventsByRun.remove(runId);
                 reservedSeqs.remove(runId);
-                clarifiesByRun.remove(runId);
+                inputsByRun.remove(runId);
                 leases.remove(runId);
                 hostActions.keySet().removeIf(key -> key.startsWith(runId + '\u0000'));
             }
             topLevelByThread.remove(threadId);
+            approvals.removeIf(key -> key.startsWith(threadId + '\u0000'));
             for (String messageId : messageIds) {
                 messages.remove(messageId);
                 variantsByParent.remove(messageId);
@@ -165,9 +171,9 @@ public final class InMemoryChatStore implements ChatStore {
                     events.add(at, event);
                 }
             }
-            for (PendingClarify clarify : batch.clarifies()) {
-                clarifiesByRun.computeIfAbsent(clarify.runId(), k -> new LinkedHashMap<>())
-                        .putIfAbsent(clarify.clarifyId(), clarify);
+            for (PendingInput input : batch.inputs()) {
+                inputsByRun.computeIfAbsent(input.runId(), k -> new LinkedHashMap<>())
+                        .putIfAbsent(input.inputId(), input);
             }
             for (StoreBatch.SeqReservation reservation : batch.reservations()) {
                 reservedSeqs.merge(reservation.runId(), reservation.upTo(), Math::max);
@@ -425,19 +431,19 @@ public final class InMemoryChatStore implements ChatStore {
     }
 
     @Override
-    public Optional<PendingClarify> findClarify(String runId, String clarifyId) {
+    public Optional<PendingInput> findInput(String runId, String inputId) {
         synchronized (lock) {
-            return Optional.ofNullable(clarifiesByRun.getOrDefault(runId, Map.of()).get(clarifyId));
+            return Optional.ofNullable(inputsByRun.getOrDefault(runId, Map.of()).get(inputId));
         }
     }
 
     @Override
-    public List<PendingClarify> listPendingClarifies(String runId) {
+    public List<PendingInput> listPendingInputs(String runId) {
         synchronized (lock) {
-            List<PendingClarify> pending = new ArrayList<>();
-            for (PendingClarify clarify : clarifiesByRun.getOrDefault(runId, Map.of()).values()) {
-                if (clarify.state() == ClarifyState.PENDING) {
-                    pending.add(clarify);
+            List<PendingInput> pending = new ArrayList<>();
+            for (PendingInput input : inputsByRun.getOrDefault(runId, Map.of()).values()) {
+                if (input.state() == InputState.PENDING) {
+                    pending.add(input);
                 }
             }
             return pending;
@@ -445,19 +451,19 @@ public final class InMemoryChatStore implements ChatStore {
     }
 
     @Override
-    public AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at) {
+    public AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at) {
         synchronized (lock) {
-            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
-            PendingClarify clarify = clarifies == null ? null : clarifies.get(clarifyId);
-            if (clarify == null) {
+            Map<String, PendingInput> inputs = inputsByRun.get(runId);
+            PendingInput input = inputs == null ? null : inputs.get(inputId);
+            if (input == null) {
                 return AnswerOutcome.NOT_FOUND;
             }
-            switch (clarify.state()) {
+            switch (input.state()) {
                 case PENDING:
-                    clarifies.put(clarifyId, withState(clarify, ClarifyState.ANSWERED, answer, at));
+                    inputs.put(inputId, input.resolved(InputState.ANSWERED, answer, at));
                     return AnswerOutcome.ACCEPTED;
                 case ANSWERED:
-                    return clarify.answer().equals(answer) ? AnswerOutcome.REPLAYED : AnswerOutcome.CONFLICT;
+                    return answer.equals(input.answer()) ? AnswerOutcome.REPLAYED : AnswerOutcome.CONFLICT;
                 default:
                     return AnswerOutcome.CONFLICT;
             }
@@ -465,31 +471,57 @@ public final class InMemoryChatStore implements ChatStore {
     }
 
     @Override
-    public void reopenClarify(String runId, String clarifyId) {
+    public void reopenInput(String runId, String inputId) {
         synchronized (lock) {
-            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
-            PendingClarify clarify = clarifies == null ? null : clarifies.get(clarifyId);
-            if (clarify != null && clarify.state() == ClarifyState.ANSWERED) {
-                clarifies.put(clarifyId, withState(clarify, ClarifyState.PENDING, List.of(), null));
+            Map<String, PendingInput> inputs = inputsByRun.get(runId);
+            PendingInput input = inputs == null ? null : inputs.get(inputId);
+            if (input != null && input.state() == InputState.ANSWERED) {
+                inputs.put(inputId, input.resolved(InputState.PENDING, null, null));
             }
         }
     }
 
     @Override
-    public void cancelPendingClarifies(String runId) {
+    public boolean closeInput(String runId, String inputId, InputState state, Instant at) {
+        if (state != InputState.EXPIRED && state != InputState.CANCELLED) {
+            throw new IllegalArgumentException("an input is closed EXPIRED or CANCELLED, not " + state);
+        }
         synchronized (lock) {
-            Map<String, PendingClarify> clarifies = clarifiesByRun.get(runId);
-            if (clarifies != null) {
-                clarifies.replaceAll((id, c) -> c.state() == ClarifyState.PENDING
-                        ? withState(c, ClarifyState.CANCELLED, List.of(), null) : c);
+            Map<String, PendingInput> inputs = inputsByRun.get(runId);
+            PendingInput input = inputs == null ? null : inputs.get(inputId);
+            if (input == null || input.state() != InputState.PENDING) {
+                return false;
+            }
+            inputs.put(inputId, input.resolved(state, null, at));
+            return true;
+        }
+    }
+
+    @Override
+    public void cancelPendingInputs(String runId, Instant at) {
+        synchronized (lock) {
+            Map<String, PendingInput> inputs = inputsByRun.get(runId);
+            if (inputs != null) {
+                inputs.replaceAll((id, input) -> input.state() == InputState.PENDING
+                        ? input.resolved(InputState.CANCELLED, null, at) : input);
             }
         }
     }
 
-    private static PendingClarify withState(PendingClarify c, ClarifyState state, List<String> answer,
-            @Nullable Instant at) {
-        return new PendingClarify(c.runId(), c.clarifyId(), c.messageId(), c.question(), c.choices(), c.multiSelect(),
-                c.resumeToken(), state, answer, c.createdAt(), at);
+    @Override
+    public void rememberApproval(String threadId, String toolName, Instant at) {
+        synchronized (lock) {
+            if (threads.containsKey(threadId)) {
+                approvals.add(threadId + '\u0000' + toolName);
+            }
+        }
+    }
+
+    @Override
+    public boolean isApprovedForThread(String threadId, String toolName) {
+        synchronized (lock) {
+            return approvals.contains(threadId + '\u0000' + toolName);
+        }
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.parley.chat.store;
 
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import java.util.ArrayList;
@@ -13,14 +14,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
- * id), events to append, threads to touch, clarifies to insert, run leases to set and seq reservations to
+ * id), events to append, threads to touch, pending inputs to insert, run leases to set and seq reservations to
  * raise (as {@link ChatStore#reserveSeq}: never lowered). The engine's batch writer gathers
  * many runs' work into one batch so that the hot path never waits for a commit per event.
  *
  * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
  *
  * <p>A batch may be <em>fenced</em> by a host instance: it is then stored only if no run it writes (in
- * {@link #runs}, {@link #messages}, {@link #events}, {@link #clarifies} or {@link #reservations}) is leased
+ * {@link #runs}, {@link #messages}, {@link #events}, {@link #inputs} or {@link #reservations}) is leased
  * by another instance; otherwise nothing of it is stored and {@link ChatStore#write} throws
  * {@link LeaseLostException}. A run the store does not hold yet, or one without a lease owner, passes.
  *
@@ -31,7 +32,7 @@ public record StoreBatch(
         List<Run> runs,
         List<Message> messages,
         List<RunEvent> events,
-        List<PendingClarify> clarifies,
+        List<PendingInput> inputs,
         List<RunLease> leases,
         List<SeqReservation> reservations,
         @Nullable String fence) {
@@ -48,7 +49,7 @@ public record StoreBatch(
         runs = List.copyOf(runs);
         messages = List.copyOf(messages);
         events = List.copyOf(events);
-        clarifies = List.copyOf(clarifies);
+        inputs = List.copyOf(inputs);
         leases = List.copyOf(leases);
         reservations = List.copyOf(reservations);
     }
@@ -59,14 +60,14 @@ public record StoreBatch(
         runs.forEach(run -> ids.add(run.id()));
         messages.forEach(message -> ids.add(message.runId()));
         events.forEach(event -> ids.add(event.runId()));
-        clarifies.forEach(clarify -> ids.add(clarify.runId()));
+        inputs.forEach(input -> ids.add(input.runId()));
         reservations.forEach(reservation -> ids.add(reservation.runId()));
         return ids;
     }
 
     /** True when the batch stores nothing (a fence alone stores nothing). */
     public boolean isEmpty() {
-        return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && clarifies.isEmpty()
+        return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && inputs.isEmpty()
                 && leases.isEmpty() && reservations.isEmpty();
     }
 
@@ -80,7 +81,7 @@ public record StoreBatch(
         private final List<Run> runs = new ArrayList<>();
         private final List<Message> messages = new ArrayList<>();
         private final List<RunEvent> events = new ArrayList<>();
-        private final List<PendingClarify> clarifies = new ArrayList<>();
+        private final List<PendingInput> inputs = new ArrayList<>();
         private final List<RunLease> leases = new ArrayList<>();
         private final List<SeqReservation> reservations = new ArrayList<>();
         private @Nullable String fence;
@@ -115,8 +116,8 @@ public record StoreBatch(
             return this;
         }
 
-        public Builder clarify(PendingClarify clarify) {
-            clarifies.add(clarify);
+        public Builder input(PendingInput input) {
+            inputs.add(input);
             return this;
         }
 
@@ -147,14 +148,14 @@ public record StoreBatch(
             runs.addAll(other.runs());
             messages.addAll(other.messages());
             events.addAll(other.events());
-            clarifies.addAll(other.clarifies());
+            inputs.addAll(other.inputs());
             leases.addAll(other.leases());
             reservations.addAll(other.reservations());
             return this;
         }
 
         public StoreBatch build() {
-            return new StoreBatch(threadTouches, runs, messages, events, clarifies, leases, reservations, fence);
+            return new StoreBatch(threadTouches, runs, messages, events, inputs, leases, reservations, fence);
         }
     }
 }

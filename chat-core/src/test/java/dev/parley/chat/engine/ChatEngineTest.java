@@ -225,7 +225,7 @@ class ChatEngineTest extends EngineTestSupport {
         ClarifyMessage question = waiting.pendingClarifies().get(0);
         assertThat(question.question()).isEqualTo("Which city?");
         assertThat(question.choices()).containsExactly("Paris", "Rome");
-        assertThat(store.findClarify(ticket.runId(), "ask-1")).as("stored before it was shown").isPresent();
+        assertThat(store.findInput(ticket.runId(), "ask-1")).as("stored before it was shown").isPresent();
         assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
 
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of(" ")));

@@ -158,8 +158,8 @@ class ClusterTest extends EngineTestSupport {
         awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
         hub.disconnect("a");
         assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")));
-        assertThat(store.findClarify(ticket.runId(), "ask-1").orElseThrow().state())
-                .isEqualTo(dev.parley.chat.store.ClarifyState.PENDING);
+        assertThat(store.findInput(ticket.runId(), "ask-1").orElseThrow().state())
+                .isEqualTo(dev.parley.chat.input.InputState.PENDING);
         hub.reconnect("a");
         assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris"))).isEqualTo(AnswerResult.ACCEPTED);
         awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);

@@ -15,8 +15,9 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
-import dev.parley.chat.store.ClarifyState;
-import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.ScriptedRuntime;
@@ -51,8 +52,9 @@ class RecoveryTest extends EngineTestSupport {
             batch.event(new RunEvent(runId, i + 1, T0.toEpochMilli() + i, events.get(i)));
         }
         if (storedEvents >= 4) {
-            batch.clarify(new PendingClarify(runId, "ask-1", runId + ":clarify:1", "Which city?", List.of("Paris", "Rome"),
-                    false, "bridge-seq-17", ClarifyState.PENDING, List.of(), T0, null));
+            batch.input(new PendingInput(runId, "ask-1", runId + ":clarify:1",
+                    new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false), null, "bridge-seq-17",
+                    InputState.PENDING, null, T0, null));
         }
         store.write(batch.build());
         store.reserveSeq(runId, reservedSeq);
@@ -128,7 +130,7 @@ class RecoveryTest extends EngineTestSupport {
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x"))
                 .withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL)));
         assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
-        assertThat(store.findClarify(run.id(), "ask-1").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
+        assertThat(store.findInput(run.id(), "ask-1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
         assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, run.id(), "ask-1", List.of("Rome")));
         Message clarify = store.findMessage(run.id() + ":clarify:1").orElseThrow();
         assertThat(clarify.status()).isEqualTo(MessageStatus.INTERRUPTED);

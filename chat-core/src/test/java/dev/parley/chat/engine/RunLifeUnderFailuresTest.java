@@ -190,7 +190,7 @@ class RunLifeUnderFailuresTest extends EngineTestSupport {
         String runId = playOneRun(engine, threadId);
         assertThat(engine.state(ALICE, runId).run().status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(Set.copyOf(store.readEvents(runId, 0, 100).stream().map(RunEvent::type).toList()))
-                .contains("run_finished", "tool_call_result", "clarify_resolved");
+                .contains("run_finished", "tool_call_result", "input_resolved");
         assertThat(playOneRun(engine, threadId)).isNotNull();
     }
 }

@@ -8,7 +8,16 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputState;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.ClarifyMessage;
@@ -63,6 +72,13 @@ class ChatJsonTest {
                         new TodoItem("4", "d", TodoStatus.CANCELLED, "1"))),
                 new ClarifyMessage("m8", "t", "r", "m2", MessageStatus.COMPLETED, AT, "c1", "which?",
                         List.of("a", "b"), true, List.of("a", "b")),
+                new ApprovalMessage("m8b", "t", "r", "m2", MessageStatus.IN_PROGRESS, AT, "a1",
+                        new ApprovalRequest("shell", "{\"cmd\":\"rm -rf build\"}", "Deletes the build folder",
+                                List.of(ApprovalDecision.ALLOW_FOR_THREAD, ApprovalDecision.ALWAYS_ALLOW), true),
+                        null, null, null),
+                new ApprovalMessage("m8c", "t", "r", "m2", MessageStatus.COMPLETED, AT, "a2",
+                        ApprovalRequest.of("refund", "{}", "Refunds"), InputState.ANSWERED, ApprovalDecision.ALLOW_ONCE,
+                        "{\"order\":1}"),
                 new ErrorMessage("m9", "t", "r", "m2", MessageStatus.COMPLETED, AT, "X", "bad"));
     }
 
@@ -84,6 +100,17 @@ class ChatJsonTest {
                 new AgentStreamEvent.ClarifyRequested("q", "c1", "?", List.of("y", "n"), false, "12"),
                 new AgentStreamEvent.ClarifyResolved("c1", AgentStreamEvent.ClarifyOutcome.CANCELLED, List.of()),
                 new AgentStreamEvent.ClarifyResolved("c1", AgentStreamEvent.ClarifyOutcome.ANSWERED, List.of("y")),
+                new AgentStreamEvent.InputRequested("q", "c2", new ClarifyRequest("?", List.of("y"), true), AT, "13"),
+                new AgentStreamEvent.InputRequested("ap", "a1", new ApprovalRequest("shell", "{}", "Runs it",
+                        List.of(ApprovalDecision.DENY), true), null, null),
+                new AgentStreamEvent.InputRequested("c", "k1", new ClientToolRequest("x", "pick", "{}", "{}"), AT, null),
+                new AgentStreamEvent.InputResolved("c2", AgentStreamEvent.InputOutcome.ANSWERED,
+                        new ClarifyAnswer(List.of("y"))),
+                new AgentStreamEvent.InputResolved("a1", AgentStreamEvent.InputOutcome.ANSWERED,
+                        new ApprovalAnswer(ApprovalDecision.ALLOW_ONCE, "{\"x\":1}")),
+                new AgentStreamEvent.InputResolved("k1", AgentStreamEvent.InputOutcome.ANSWERED,
+                        new ClientToolAnswer("{}", false)),
+                new AgentStreamEvent.InputResolved("a1", AgentStreamEvent.InputOutcome.EXPIRED, null),
                 new AgentStreamEvent.Usage(5, 6, 11),
                 new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stop"),
                 new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null),
@@ -122,6 +149,22 @@ class ChatJsonTest {
                 .filter(c -> c != AgentStreamEvent.Unknown.class)
                 .collect(Collectors.toSet());
         assertThat(covered).isEqualTo(all);
+    }
+
+    @Test
+    void inputKindsAndDecisionsAreWrittenAsTheirWireNames() {
+        JsonNode requested = json.readTree(json.write(new AgentStreamEvent.InputRequested("m", "a1",
+                new ApprovalRequest("shell", "{}", "Runs it", List.of(ApprovalDecision.ALLOW_FOR_THREAD), true), AT,
+                null)));
+        assertThat(requested.get("type").asText()).isEqualTo("input_requested");
+        assertThat(requested.get("request").get("kind").asText()).isEqualTo("approval");
+        assertThat(requested.get("request").get("decisions")).extracting(JsonNode::asText)
+                .containsExactly("allow_once", "allow_for_thread", "deny");
+        assertThat(requested.get("deadline").asLong()).isEqualTo(AT.toEpochMilli());
+        JsonNode resolved = json.readTree(json.write(new AgentStreamEvent.InputResolved("k1",
+                AgentStreamEvent.InputOutcome.ANSWERED, new ClientToolAnswer("42", false))));
+        assertThat(resolved.get("answer").get("kind").asText()).isEqualTo("client_tool");
+        assertThat(resolved.get("outcome").asText()).isEqualTo("ANSWERED");
     }
 
     @Test

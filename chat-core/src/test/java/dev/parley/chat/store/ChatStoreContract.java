@@ -9,7 +9,17 @@ import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.ClarifyMessage;
@@ -195,7 +205,7 @@ public abstract class ChatStoreContract {
         assertThat(store.listStepMessages(List.of("r1"))).isEmpty();
         assertThat(store.readEvents("r1", 0, 100)).isEmpty();
         assertThat(store.lastSeq("r1")).isZero();
-        assertThat(store.findClarify("r1", "c1")).isEmpty();
+        assertThat(store.findInput("r1", "c1")).isEmpty();
         assertThat(store.findFeedback("r1-a", "alice")).isEmpty();
         assertThat(store.reservedSeq("r1")).isZero();
         store.createThread(thread("t1", "alice", T0));
@@ -206,7 +216,7 @@ public abstract class ChatStoreContract {
         assertThat(store.findRun("r2")).isPresent();
         assertThat(store.readEvents("r2", 0, 100)).hasSize(3);
         assertThat(store.findMessage("r2-a")).isPresent();
-        assertThat(store.findClarify("r2", "c1")).isPresent();
+        assertThat(store.findInput("r2", "c1")).isPresent();
     }
 
     private void writeConversation(String threadId, String runId) {
@@ -216,7 +226,7 @@ public abstract class ChatStoreContract {
                 .message(answer(runId + "-a", threadId, runId, runId + "-u"))
                 .message(new ThinkingMessage(runId + "-t", threadId, runId, runId + "-a", MessageStatus.COMPLETED, T0, "hm"))
                 .events(List.of(event(runId, 1), event(runId, 2), event(runId, 3)))
-                .clarify(clarify(runId, "c1"))
+                .input(clarify(runId, "c1"))
                 .build());
     }
 
@@ -237,6 +247,10 @@ public abstract class ChatStoreContract {
                         List.of(new TodoItem("1", "a", TodoStatus.IN_PROGRESS, null), new TodoItem("2", "b", TodoStatus.PENDING, "1"))),
                 new ClarifyMessage("cl", "t", "r", "a", MessageStatus.COMPLETED, at(7), "c1", "which?", List.of("x", "y"),
                         true, List.of("x", "y")),
+                new ApprovalMessage("ap", "t", "r", "a", MessageStatus.COMPLETED, at(7), "a1",
+                        new ApprovalRequest("refund", "{\"order\":42}", "Refunds order 42",
+                                List.of(ApprovalDecision.ALLOW_FOR_THREAD), true),
+                        InputState.ANSWERED, ApprovalDecision.ALLOW_ONCE, "{\"order\":43}"),
                 new ErrorMessage("er", "t", "r", "a", MessageStatus.COMPLETED, at(8), "E", "bad"));
         store.write(StoreBatch.builder().run(run("r", "t", RunStatus.FAILED)).messages(all).build());
         for (Message message : all) {
@@ -414,6 +428,15 @@ public abstract class ChatStoreContract {
                 new AgentStreamEvent.ToolCallStart("m", "x", "n", "{\"a\":[1,2]}"),
                 new AgentStreamEvent.TodosUpdated("todo", List.of(new TodoItem("1", "c", TodoStatus.CANCELLED, null))),
                 new AgentStreamEvent.ClarifyRequested("m2", "c", "q?", List.of("a"), true, "tok"),
+                new AgentStreamEvent.InputRequested("m3", "a1", new ApprovalRequest("refund", "{}", "Refunds",
+                        List.of(ApprovalDecision.ALWAYS_ALLOW), false), at(60), "tok-2"),
+                new AgentStreamEvent.InputRequested("m4", "k1", new ClientToolRequest("x9", "pick", "{}",
+                        "{\"type\":\"object\"}"), null, null),
+                new AgentStreamEvent.InputResolved("a1", AgentStreamEvent.InputOutcome.ANSWERED,
+                        new ApprovalAnswer(ApprovalDecision.DENY, null)),
+                new AgentStreamEvent.InputResolved("k1", AgentStreamEvent.InputOutcome.ANSWERED,
+                        new ClientToolAnswer("oops", true)),
+                new AgentStreamEvent.InputResolved("c", AgentStreamEvent.InputOutcome.EXPIRED, null),
                 new AgentStreamEvent.RunFailed("E", "msg \"quoted\" ✓"),
                 json.readEvent("{\"type\":\"from_the_future\",\"x\":{\"y\":[true]}}"));
         List<RunEvent> events = new ArrayList<>();
@@ -447,51 +470,112 @@ public abstract class ChatStoreContract {
         assertThat(store.lastSeq("r")).isEqualTo(1);
     }
 
-    // ------------------------------------------------------------------ clarifies
+    // ------------------------------------------------------------------ pending inputs
 
-    protected PendingClarify clarify(String runId, String clarifyId) {
-        return new PendingClarify(runId, clarifyId, runId + ":" + clarifyId, "Which one?", List.of("a", "b"), false,
-                "resume-7", ClarifyState.PENDING, List.of(), T0, null);
+    protected PendingInput clarify(String runId, String inputId) {
+        return new PendingInput(runId, inputId, runId + ":" + inputId,
+                new ClarifyRequest("Which one?", List.of("a", "b"), false), null, "resume-7", InputState.PENDING, null,
+                T0, null);
+    }
+
+    protected PendingInput approval(String runId, String inputId) {
+        return new PendingInput(runId, inputId, runId + ":" + inputId,
+                new ApprovalRequest("refund", "{\"order\":42}", "Refunds order 42; cannot be undone",
+                        List.of(ApprovalDecision.ALLOW_FOR_THREAD), true), at(300), null, InputState.PENDING, null, T0, null);
+    }
+
+    protected PendingInput clientTool(String runId, String inputId) {
+        return new PendingInput(runId, inputId, runId + ":tool", new ClientToolRequest("exec-1", "pick_date",
+                "{\"month\":3}", "{\"type\":\"object\"}"), at(600), null, InputState.PENDING, null, T0, null);
     }
 
     @Test
-    void aClarifyIsAnsweredOnce() {
+    void inputsOfEveryKindRoundTripAndAreAnsweredOnce() {
         store.createThread(thread("t", "alice", T0));
-        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).clarify(clarify("r", "c1"))
-                .clarify(clarify("r", "c2")).build());
-        store.write(StoreBatch.builder().clarify(new PendingClarify("r", "c1", "other", "changed?", List.of(), true, null,
-                ClarifyState.CANCELLED, List.of(), T0, null)).build());
-        assertThat(store.findClarify("r", "c1")).contains(clarify("r", "c1"));
-        assertThat(store.listPendingClarifies("r")).extracting(PendingClarify::clarifyId).containsExactly("c1", "c2");
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).input(clarify("r", "c1"))
+                .input(clarify("r", "c2")).input(approval("r", "a1")).input(clientTool("r", "k1")).build());
+        store.write(StoreBatch.builder().input(new PendingInput("r", "c1", "other", new ClarifyRequest("changed?",
+                List.of(), true), null, null, InputState.CANCELLED, null, T0, null)).build());
+        assertThat(store.findInput("r", "c1")).as("an input is inserted once").contains(clarify("r", "c1"));
+        assertThat(store.findInput("r", "a1")).contains(approval("r", "a1"));
+        assertThat(store.findInput("r", "k1")).contains(clientTool("r", "k1"));
+        assertThat(store.listPendingInputs("r")).extracting(PendingInput::inputId).containsExactly("c1", "c2", "a1", "k1");
 
-        assertThat(store.answerClarify("r", "c1", List.of("b"), at(1))).isEqualTo(AnswerOutcome.ACCEPTED);
-        assertThat(store.answerClarify("r", "c1", List.of("b"), at(2))).isEqualTo(AnswerOutcome.REPLAYED);
-        assertThat(store.answerClarify("r", "c1", List.of("a"), at(3))).isEqualTo(AnswerOutcome.CONFLICT);
-        assertThat(store.answerClarify("r", "zz", List.of("a"), at(3))).isEqualTo(AnswerOutcome.NOT_FOUND);
-        PendingClarify answered = store.findClarify("r", "c1").orElseThrow();
-        assertThat(answered.state()).isEqualTo(ClarifyState.ANSWERED);
-        assertThat(answered.answer()).containsExactly("b");
-        assertThat(answered.answeredAt()).isEqualTo(at(1));
-        assertThat(store.listPendingClarifies("r")).extracting(PendingClarify::clarifyId).containsExactly("c2");
+        ClarifyAnswer b = new ClarifyAnswer(List.of("b"));
+        assertThat(store.answerInput("r", "c1", b, at(1))).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.answerInput("r", "c1", new ClarifyAnswer(List.of("b")), at(2))).isEqualTo(AnswerOutcome.REPLAYED);
+        assertThat(store.answerInput("r", "c1", new ClarifyAnswer(List.of("a")), at(3))).isEqualTo(AnswerOutcome.CONFLICT);
+        assertThat(store.answerInput("r", "zz", b, at(3))).isEqualTo(AnswerOutcome.NOT_FOUND);
+        PendingInput answered = store.findInput("r", "c1").orElseThrow();
+        assertThat(answered.state()).isEqualTo(InputState.ANSWERED);
+        assertThat(answered.answer()).isEqualTo(b);
+        assertThat(answered.resolvedAt()).isEqualTo(at(1));
 
-        store.reopenClarify("r", "c1");
-        assertThat(store.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.PENDING);
-        assertThat(store.answerClarify("r", "c1", List.of("a"), at(4))).isEqualTo(AnswerOutcome.ACCEPTED);
+        ApprovalAnswer allowed = new ApprovalAnswer(ApprovalDecision.ALLOW_FOR_THREAD, "{\"order\":43}");
+        assertThat(store.answerInput("r", "a1", allowed, at(4))).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.answerInput("r", "a1", ApprovalAnswer.of(ApprovalDecision.DENY), at(5)))
+                .isEqualTo(AnswerOutcome.CONFLICT);
+        assertThat(store.findInput("r", "a1").orElseThrow().answer()).isEqualTo(allowed);
+        ClientToolAnswer picked = new ClientToolAnswer("{\"date\":\"2027-03-14\"}", false);
+        assertThat(store.answerInput("r", "k1", picked, at(6))).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.findInput("r", "k1").orElseThrow().answer()).isEqualTo(picked);
+        assertThat(store.listPendingInputs("r")).extracting(PendingInput::inputId).containsExactly("c2");
 
-        store.cancelPendingClarifies("r");
-        assertThat(store.findClarify("r", "c2").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
-        assertThat(store.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
-        assertThat(store.answerClarify("r", "c2", List.of("a"), at(5))).isEqualTo(AnswerOutcome.CONFLICT);
-        assertThat(store.listPendingClarifies("r")).isEmpty();
+        store.reopenInput("r", "c1");
+        assertThat(store.findInput("r", "c1").orElseThrow().state()).isEqualTo(InputState.PENDING);
+        assertThat(store.findInput("r", "c1").orElseThrow().answer()).isNull();
+        assertThat(store.answerInput("r", "c1", new ClarifyAnswer(List.of("a")), at(7))).isEqualTo(AnswerOutcome.ACCEPTED);
+
+        store.cancelPendingInputs("r", at(8));
+        PendingInput cancelled = store.findInput("r", "c2").orElseThrow();
+        assertThat(cancelled.state()).isEqualTo(InputState.CANCELLED);
+        assertThat(cancelled.resolvedAt()).isEqualTo(at(8));
+        assertThat(store.findInput("r", "c1").orElseThrow().state()).isEqualTo(InputState.ANSWERED);
+        assertThat(store.answerInput("r", "c2", b, at(9))).isEqualTo(AnswerOutcome.CONFLICT);
+        assertThat(store.listPendingInputs("r")).isEmpty();
+    }
+
+    @Test
+    void anInputIsExpiredOrAnsweredButNeverBoth() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).input(approval("r", "a1"))
+                .input(approval("r", "a2")).build());
+        assertThat(store.closeInput("r", "a1", InputState.EXPIRED, at(301))).isTrue();
+        assertThat(store.closeInput("r", "a1", InputState.EXPIRED, at(302))).as("once").isFalse();
+        assertThat(store.findInput("r", "a1").orElseThrow().state()).isEqualTo(InputState.EXPIRED);
+        assertThat(store.findInput("r", "a1").orElseThrow().resolvedAt()).isEqualTo(at(301));
+        assertThat(store.answerInput("r", "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE), at(303)))
+                .isEqualTo(AnswerOutcome.CONFLICT);
+
+        assertThat(store.answerInput("r", "a2", ApprovalAnswer.of(ApprovalDecision.DENY), at(10)))
+                .isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.closeInput("r", "a2", InputState.EXPIRED, at(301))).as("an answer came first").isFalse();
+        assertThat(store.findInput("r", "a2").orElseThrow().state()).isEqualTo(InputState.ANSWERED);
+        assertThat(store.closeInput("r", "ghost", InputState.CANCELLED, at(1))).isFalse();
     }
 
     @Test
     void racingAnswersGetExactlyOneAcceptance() throws Exception {
         store.createThread(thread("t", "alice", T0));
-        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).clarify(clarify("r", "c")).build());
-        List<AnswerOutcome> outcomes = race(8, i -> store.answerClarify("r", "c", List.of("answer " + (i % 2)), at(1)));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).input(clarify("r", "c")).build());
+        List<AnswerOutcome> outcomes = race(8, i -> store.answerInput("r", "c",
+                new ClarifyAnswer(List.of("answer " + (i % 2))), at(1)));
         assertThat(outcomes).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
         assertThat(outcomes).doesNotContain(AnswerOutcome.NOT_FOUND);
+    }
+
+    @Test
+    void anApprovalForAThreadIsRememberedUntilTheThreadGoes() {
+        store.createThread(thread("t", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        assertThat(store.isApprovedForThread("t", "refund")).isFalse();
+        store.rememberApproval("t", "refund", at(1));
+        store.rememberApproval("t", "refund", at(2));
+        assertThat(store.isApprovedForThread("t", "refund")).isTrue();
+        assertThat(store.isApprovedForThread("t", "delete_account")).isFalse();
+        assertThat(store.isApprovedForThread("t2", "refund")).as("per thread").isFalse();
+        store.deleteThread("t");
+        assertThat(store.isApprovedForThread("t", "refund")).isFalse();
     }
 
     // ------------------------------------------------------------------ feedback and host actions

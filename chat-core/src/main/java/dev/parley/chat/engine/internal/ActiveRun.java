@@ -4,6 +4,11 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Message;
@@ -11,15 +16,14 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.runtime.Capability;
-import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
-import dev.parley.chat.store.PendingClarify;
-import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +39,9 @@ import org.slf4j.MDC;
  *
  * <p>Everything that changes the run goes through {@link #ingest}: it numbers the event, folds it into
  * the reducer, adds it to the log and queues it for the store under the run's lock, then makes it
- * visible to subscribers. Clarify requests and terminal events are stored before they become visible.
+ * visible to subscribers. Input requests and terminal events are stored before they become visible.
  * Events may come from the runtime's stream thread, from host-action workers and from API callers
- * (cancel, clarify answers); the lock keeps one order.
+ * (cancel, answers); the lock keeps one order.
  *
  * <p>Every run that started ends: each piece of its work runs {@linkplain #guarded guarded} (whatever it
  * throws ends the run FAILED), an event that cannot be logged ends it FAILED, and the terminal event
@@ -55,6 +59,9 @@ public final class ActiveRun {
     private final RunLog runLog;
     private final RunHost host;
     private final HostActionRunner hostActions;
+    private final RunInputs inputs;
+    /** The tools the person's browser runs for this run, by name. */
+    private final Map<String, HostToolSpec> clientTools;
     /** Keeps one order between the runtime's stream and the engine's own events (answers). */
     private final ReentrantLock order = new ReentrantLock();
 
@@ -82,6 +89,12 @@ public final class ActiveRun {
      * @param initialMessages the user message (if any) and the assistant placeholder, announced first
      */
     ActiveRun(EngineContext ctx, Run run, List<Message> initialMessages, long baseSeq, long reservedSeq, RunHost host) {
+        this(ctx, run, initialMessages, baseSeq, reservedSeq, host, List.of());
+    }
+
+    /** @param clientTools tools the person's browser runs for this run */
+    ActiveRun(EngineContext ctx, Run run, List<Message> initialMessages, long baseSeq, long reservedSeq, RunHost host,
+            List<HostToolSpec> clientTools) {
         this.ctx = ctx;
         this.run = run;
         this.published = run;
@@ -93,6 +106,10 @@ public final class ActiveRun {
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY, baseSeq);
         this.host = host;
         this.hostActions = new HostActionRunner(ctx, this);
+        this.inputs = new RunInputs(ctx, this);
+        Map<String, HostToolSpec> tools = new LinkedHashMap<>();
+        clientTools.forEach(tool -> tools.put(tool.name(), tool));
+        this.clientTools = Map.copyOf(tools);
     }
 
     public String runId() {
@@ -149,6 +166,24 @@ public final class ActiveRun {
 
     synchronized List<dev.parley.chat.model.ClarifyMessage> pendingClarifyMessages() {
         return reducer.pendingClarifies();
+    }
+
+    /** Every input waiting for the person, oldest first. */
+    synchronized List<PendingInput> pendingInputs() {
+        return reducer.pendingInputs();
+    }
+
+    synchronized boolean isInputPending(String inputId) {
+        return reducer.isPending(inputId);
+    }
+
+    RunInputs inputs() {
+        return inputs;
+    }
+
+    /** A recovered run's pending inputs: their deadlines start again. */
+    void resumeDeadlines(List<PendingInput> pending) {
+        pending.forEach(input -> inputs.requested(input.inputId(), input.deadline()));
     }
 
     /** Feeds stored events into the reducer (after a restart) without logging them again. */
@@ -219,6 +254,7 @@ public final class ActiveRun {
             for (HostAction action : ctx.hostActions.values()) {
                 tools.add(action.spec());
             }
+            tools.addAll(clientTools.values());
         }
         return new RunRequest(threadId, runId, r.ownerId(), r.assistantMessageId(), r.input(), session, r.modelId(),
                 r.skill(), r.maxIterations(), tools, r.context());
@@ -313,22 +349,34 @@ public final class ActiveRun {
     }
 
     /**
-     * Hands a clarify answer to the runtime and logs it, with nothing from the runtime's stream in
-     * between: what the runtime does after the answer is logged after the answer.
+     * Hands an accepted answer to whoever asked for the input (the runtime, or the engine itself) and logs
+     * it, with nothing from the runtime's stream in between: what the runtime does after the answer is
+     * logged after the answer.
      *
-     * @throws ChatException CONFLICT if the run already ended; whatever the runtime throws
+     * @throws ChatException CONFLICT if the run already ended; UNSUPPORTED if the runtime cannot take answers
+     *     of this kind; whatever the runtime throws
      */
-    void deliverAnswer(ClarifyReply reply) {
+    void deliverAnswer(PendingInput input, InputAnswer answer) {
         order.lock();
         try {
             if (hasEnded()) {
                 throw ChatException.conflict("the run no longer waits for this answer");
             }
-            ctx.runtime.answerClarify(reply);
-            ingest(new AgentStreamEvent.ClarifyResolved(reply.clarifyId(), AgentStreamEvent.ClarifyOutcome.ANSWERED,
-                    reply.answer()));
+            inputs.deliver(input, answer);
         } finally {
             order.unlock();
+        }
+    }
+
+    /** The runtime withdrew an input it asked for (or let it expire): the store stops taking answers to it. */
+    void inputClosedByRuntime(AgentStreamEvent.InputResolved resolved) {
+        InputState state = resolved.outcome() == AgentStreamEvent.InputOutcome.EXPIRED
+                ? InputState.EXPIRED : InputState.CANCELLED;
+        try {
+            StoreRetry.call(() -> ctx.store.closeInput(runId, resolved.inputId(), state, ctx.now()));
+        } catch (RuntimeException e) {
+            log.warn("Run {}: input {} could not be closed in the store; it closes with the run", runId,
+                    resolved.inputId(), e);
         }
     }
 
@@ -340,7 +388,7 @@ public final class ActiveRun {
      */
     private @Nullable RunEvent append(AgentStreamEvent event, boolean ending) {
         RunEvent logged;
-        boolean durableFirst = event instanceof AgentStreamEvent.ClarifyRequested || event.isTerminal();
+        boolean durableFirst = event instanceof AgentStreamEvent.InputRequested || event.isTerminal();
         boolean statusChanged;
         synchronized (this) {
             if (terminalAppended) {
@@ -361,11 +409,9 @@ public final class ActiveRun {
             if (durableFirst && syncSeq == 0) {
                 syncSeq = seq;
             }
-            if (event instanceof AgentStreamEvent.ClarifyRequested) {
-                AgentStreamEvent.ClarifyRequested ask = (AgentStreamEvent.ClarifyRequested) event;
-                writes.clarify(new PendingClarify(runId, ask.clarifyId(), ask.messageId(), ask.question(),
-                        ask.choices(), ask.multiSelect(), ask.resumeToken(), ClarifyState.PENDING, List.of(),
-                        ctx.now(), null));
+            if (event instanceof AgentStreamEvent.InputRequested ask) {
+                writes.input(new PendingInput(runId, ask.inputId(), ask.messageId(), ask.request(), ask.deadline(),
+                        ask.resumeToken(), InputState.PENDING, null, ctx.now(), null));
             } else if (event instanceof AgentStreamEvent.RuntimeSession) {
                 writes.touch(new ThreadTouch(threadId, ((AgentStreamEvent.RuntimeSession) event).sessionId(),
                         null, null));
@@ -384,16 +430,18 @@ public final class ActiveRun {
             finish();
         } else if (durableFirst) {
             if (!ctx.writer.flushNow()) {
-                log.error("Run {}: the clarify request could not be stored; showing it anyway", runId);
+                log.error("Run {}: the input request could not be stored; showing it anyway", runId);
             }
             synchronized (this) {
                 syncSeq = 0;
             }
             publish(statusChanged);
+            AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
+            inputs.requested(ask.inputId(), ask.deadline());
         } else {
             publish(statusChanged);
             if (event instanceof AgentStreamEvent.ToolCallEnd) {
-                maybeRunHostAction(((AgentStreamEvent.ToolCallEnd) event).executionId());
+                toolCallEnded(((AgentStreamEvent.ToolCallEnd) event).executionId());
             }
         }
         return logged;
@@ -423,10 +471,11 @@ public final class ActiveRun {
         if (!ctx.writer.flushNow()) {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
+        inputs.close();
         try {
-            StoreRetry.run(() -> ctx.store.cancelPendingClarifies(runId));
+            StoreRetry.run(() -> ctx.store.cancelPendingInputs(runId, ctx.now()));
         } catch (RuntimeException e) {
-            log.warn("Run {}: closing its pending clarifies failed", runId, e);
+            log.warn("Run {}: closing its pending inputs failed", runId, e);
         }
         long last;
         Run done;
@@ -580,9 +629,13 @@ public final class ActiveRun {
         end(terminal);
     }
 
-    // ------------------------------------------------------------------ host actions
+    // ------------------------------------------------------------------ tools the host side answers
 
-    private void maybeRunHostAction(String executionId) {
+    /**
+     * The agent finished a tool call: a client tool waits for the person's browser (a pending input), a
+     * host action runs on a worker. Other tools are the runtime's own.
+     */
+    private void toolCallEnded(String executionId) {
         if (!ctx.can(Capability.HOST_TOOLS)) {
             return;
         }
@@ -590,9 +643,28 @@ public final class ActiveRun {
         synchronized (this) {
             call = reducer.action(executionId);
         }
-        if (call != null) {
-            hostActions.called(call);
+        if (call == null) {
+            return;
         }
+        HostToolSpec clientTool = clientTools.get(call.name());
+        if (clientTool == null) {
+            hostActions.called(call);
+            return;
+        }
+        inputs.ask(new AgentStreamEvent.InputRequested(call.id(), "tool:" + executionId,
+                new ClientToolRequest(executionId, call.name(), call.arguments(), clientTool.parametersSchema()),
+                ctx.now().plus(ctx.limits.clientToolTimeout()), null), new RunInputs.Continuation() {
+                    @Override
+                    public void answered(InputAnswer answer) {
+                        ClientToolAnswer result = (ClientToolAnswer) answer;
+                        hostActions.returnResult(call, result.result(), result.error());
+                    }
+
+                    @Override
+                    public void expired() {
+                        hostActions.returnResult(call, "tool " + call.name() + " did not answer in time", true);
+                    }
+                });
     }
 
     // ------------------------------------------------------------------ the batch writer's side

@@ -309,7 +309,7 @@ public final class BatchWriter implements AutoCloseable {
         batch.runs().forEach(run -> rows.add(row(batch).run(run).build()));
         batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
         batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
-        batch.clarifies().forEach(clarify -> rows.add(row(batch).clarify(clarify).build()));
+        batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
         batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
         batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
         return rows;
@@ -330,8 +330,8 @@ public final class BatchWriter implements AutoCloseable {
         if (!row.runs().isEmpty()) {
             return "the run's record (" + row.runs().get(0).status() + ")";
         }
-        if (!row.clarifies().isEmpty()) {
-            return "clarify " + row.clarifies().get(0).clarifyId();
+        if (!row.inputs().isEmpty()) {
+            return "input " + row.inputs().get(0).inputId();
         }
         if (!row.threadTouches().isEmpty()) {
             return "the thread's activity";

@@ -103,6 +103,11 @@ public final class EngineContext {
         return limits;
     }
 
+    /** The host actions the engine offers, by name. */
+    public Map<String, HostAction> hostActions() {
+        return hostActions;
+    }
+
     public BatchWriter writer() {
         return writer;
     }

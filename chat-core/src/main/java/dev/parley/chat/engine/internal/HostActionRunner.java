@@ -1,18 +1,27 @@
 package dev.parley.chat.engine.internal;
 
+import dev.parley.chat.engine.ApprovalPolicy;
 import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
 import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.runtime.ToolResult;
 import dev.parley.chat.store.HostActionRecord;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the host actions one run's agent calls, on the engine's workers: once per execution id (claimed in
- * the store), with the result logged and handed back to the runtime. Thread-safe.
+ * Runs the host actions one run's agent calls, on the engine's workers: after the person's approval when
+ * the action asks for one, once per execution id (claimed in the store), with the result logged and handed
+ * back to the runtime. Thread-safe.
  */
 final class HostActionRunner {
     private static final Logger log = LoggerFactory.getLogger(HostActionRunner.class);
@@ -25,29 +34,108 @@ final class HostActionRunner {
         this.run = run;
     }
 
-    /** The agent finished calling {@code call}: runs it on a worker if it names a host action. */
+    /**
+     * The agent finished calling {@code call}: if it names a host action, the action runs on a worker —
+     * after the person's approval when its policy asks for one.
+     */
     void called(ActionExecutionMessage call) {
         HostAction action = ctx.hostActions.get(call.name());
         if (action == null) {
             return;
         }
         try {
-            ctx.work.execute(() -> run.guarded(() -> execute(call, action)));
+            ctx.work.execute(() -> run.guarded(() -> approveThenExecute(call, action)));
         } catch (RejectedExecutionException e) {
             returnResult(call, "host action " + call.name() + " could not run: the engine is too busy", true);
         }
     }
 
     /**
+     * Asks the person first when the action's policy says so (not again in a thread where they allowed it
+     * for the conversation): the handler runs on allow, with the arguments they edited; a denial or an
+     * expired approval goes back to the runtime as an error result the model can read.
+     */
+    private void approveThenExecute(ActionExecutionMessage call, HostAction action) {
+        HostActionApproval approval = action.approval();
+        if (approval.policy() == ApprovalPolicy.NEVER || approval.policy() == ApprovalPolicy.ONCE_PER_THREAD
+                && approvedForThread(call.name())) {
+            execute(call, action, call.arguments());
+            return;
+        }
+        List<ApprovalDecision> decisions = approval.policy() == ApprovalPolicy.ONCE_PER_THREAD
+                ? List.of(ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_FOR_THREAD, ApprovalDecision.DENY)
+                : List.of(ApprovalDecision.ALLOW_ONCE, ApprovalDecision.DENY);
+        Instant deadline = approval.timeout() == null ? null : ctx.now().plus(approval.timeout());
+        ApprovalRequest request = new ApprovalRequest(call.name(), call.arguments(), describe(call, approval),
+                decisions, approval.argumentsEditable());
+        run.inputs().ask(new AgentStreamEvent.InputRequested(run.runId() + ":approval:" + call.executionId(),
+                "approval:" + call.executionId(), request, deadline, null), new RunInputs.Continuation() {
+                    @Override
+                    public void answered(InputAnswer answer) {
+                        ApprovalAnswer decided = (ApprovalAnswer) answer;
+                        if (!decided.decision().allows()) {
+                            returnResult(call, "the person denied this call of " + call.name(), true);
+                            return;
+                        }
+                        if (decided.decision() == ApprovalDecision.ALLOW_FOR_THREAD) {
+                            remember(call.name());
+                        }
+                        execute(call, action, decided.editedArguments() != null ? decided.editedArguments()
+                                : call.arguments());
+                    }
+
+                    @Override
+                    public void expired() {
+                        returnResult(call, "the call of " + call.name() + " was not approved in time", true);
+                    }
+                });
+    }
+
+    private boolean approvedForThread(String name) {
+        try {
+            return StoreRetry.call(() -> ctx.store.isApprovedForThread(run.threadId(), name));
+        } catch (RuntimeException e) {
+            log.warn("Run {}: whether {} is allowed in this thread could not be read; asking", run.runId(), name, e);
+            return false;
+        }
+    }
+
+    private void remember(String name) {
+        try {
+            StoreRetry.run(() -> ctx.store.rememberApproval(run.threadId(), name, ctx.now()));
+        } catch (RuntimeException e) {
+            log.warn("Run {}: allowing {} for the thread could not be stored; it will be asked again", run.runId(),
+                    name, e);
+        }
+    }
+
+    private String describe(ActionExecutionMessage call, HostActionApproval approval) {
+        try {
+            String text = approval.description().apply(callOf(call, call.arguments()));
+            if (text != null && !text.isBlank()) {
+                return text;
+            }
+        } catch (RuntimeException e) {
+            log.warn("Run {}: describing the call of {} failed", run.runId(), call.name(), e);
+        }
+        return "Runs " + call.name() + " with the arguments shown.";
+    }
+
+    private HostActionCall callOf(ActionExecutionMessage call, String arguments) {
+        return new HostActionCall(run.threadId(), run.runId(), run.snapshot().ownerId(), call.executionId(),
+                call.name(), arguments);
+    }
+
+    /**
      * Without a claim in the store the handler does not run (it might run twice) and the runtime gets an
      * error result; a result whose record cannot be stored still goes back (it is in the run's event log).
      */
-    private void execute(ActionExecutionMessage call, HostAction action) {
+    private void execute(ActionExecutionMessage call, HostAction action, String arguments) {
         String runId = run.runId();
         HostActionRecord record;
         try {
             record = StoreRetry.call(() -> ctx.store.claimHostAction(runId, call.executionId(), call.name(),
-                    call.arguments(), ctx.now()));
+                    arguments, ctx.now()));
         } catch (RuntimeException e) {
             log.error("Run {}: host action {} could not be claimed; it does not run", runId, call.name(), e);
             returnResult(call, "host action " + call.name() + " could not run: " + ActiveRun.message(e), true);
@@ -63,8 +151,7 @@ final class HostActionRunner {
         String result;
         boolean error;
         try {
-            String value = action.handler().handle(new HostActionCall(run.threadId(), runId, run.snapshot().ownerId(),
-                    call.executionId(), call.name(), call.arguments()));
+            String value = action.handler().handle(callOf(call, arguments));
             result = value == null ? "" : value;
             error = false;
         } catch (Exception | LinkageError e) {
@@ -84,7 +171,8 @@ final class HostActionRunner {
         returnResult(call, result, error);
     }
 
-    private void returnResult(ActionExecutionMessage call, String result, boolean error) {
+    /** Logs a tool call's result and hands it to the runtime (a failing hand-over fails the run). */
+    void returnResult(ActionExecutionMessage call, String result, boolean error) {
         String runId = run.runId();
         run.ingest(new AgentStreamEvent.ToolCallResult(runId + ":result:" + call.executionId(), call.executionId(),
                 result, error));

@@ -10,16 +10,18 @@ import dev.parley.chat.engine.DoubleTexting;
 import dev.parley.chat.engine.RunState;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
-import dev.parley.chat.runtime.ClarifyReply;
+import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.store.AnswerOutcome;
-import dev.parley.chat.store.ClarifyState;
-import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
@@ -85,7 +87,8 @@ public final class RunManager implements RunHost {
      * Stores a new run with its first messages and starts it, or queues it, as the double-texting
      * strategy says. Returns at once; the work goes on in the background.
      */
-    public RunTicket start(Run run, List<Message> initialMessages, ThreadTouch touch, DoubleTexting strategy) {
+    public RunTicket start(Run run, List<Message> initialMessages, ThreadTouch touch, DoubleTexting strategy,
+            List<HostToolSpec> clientTools) {
         String threadId = run.threadId();
         ActiveRun interrupted = null;
         ActiveRun created;
@@ -108,7 +111,8 @@ public final class RunManager implements RunHost {
                         : "the thread's active run is held by another host instance");
             }
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
-            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK, this);
+            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK, this,
+                    clientTools);
             StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch)
                     .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK);
             if (ctx.clustered()) {
@@ -214,43 +218,40 @@ public final class RunManager implements RunHost {
         return active.published();
     }
 
-    /** Delivers a clarify answer once; see {@link dev.parley.chat.engine.ChatEngine#answer}. */
-    public AnswerResult answer(Run run, String clarifyId, List<String> answer) {
-        PendingClarify clarify = ctx.store.findClarify(run.id(), clarifyId)
-                .orElseThrow(() -> ChatException.notFound("clarify", clarifyId));
-        if (clarify.state() == ClarifyState.PENDING && !clarify.multiSelect()
-                && answer.size() > 1) {
-            throw ChatException.invalidInput("this question takes one answer, got " + answer.size());
-        }
+    /**
+     * Delivers an answer to a pending input once; see {@link dev.parley.chat.engine.ChatEngine#answer}. The
+     * answer's shape was checked against the input by the caller.
+     */
+    public AnswerResult answer(Run run, PendingInput input, InputAnswer answer) {
+        String inputId = input.inputId();
         ActiveRun active = ctx.activeRuns.get(run.id());
-        AnswerOutcome outcome = ctx.store.answerClarify(run.id(), clarifyId, answer, ctx.now());
+        AnswerOutcome outcome = ctx.store.answerInput(run.id(), inputId, answer, ctx.now());
         switch (outcome) {
             case NOT_FOUND:
-                throw ChatException.notFound("clarify", clarifyId);
+                throw ChatException.notFound("input", inputId);
             case REPLAYED:
                 return AnswerResult.REPLAYED;
             case CONFLICT:
-                throw ChatException.conflict(clarify.state() == ClarifyState.CANCELLED
-                        ? "the question was withdrawn; the run no longer waits for it"
-                        : "the question was already answered differently");
+                throw ChatException.conflict(switch (ctx.store.findInput(run.id(), inputId).map(PendingInput::state)
+                        .orElse(InputState.CANCELLED)) {
+                    case EXPIRED -> "the input expired; the run no longer waits for it";
+                    case ANSWERED -> "the input was already answered differently";
+                    default -> "the input was withdrawn; the run no longer waits for it";
+                });
             default:
                 break;
         }
         if (active == null && ctx.clustered() && !run.status().isTerminal()) {
-            return answerElsewhere(run, clarifyId);
+            return answerElsewhere(run, inputId);
         }
         if (active == null || active.isFinished()) {
-            ctx.store.reopenClarify(run.id(), clarifyId);
+            ctx.store.reopenInput(run.id(), inputId);
             throw ChatException.conflict("the run no longer waits for this answer");
         }
-        if (!ctx.can(Capability.CLARIFY)) {
-            ctx.store.reopenClarify(run.id(), clarifyId);
-            throw ChatException.unsupported("this runtime cannot take clarify answers");
-        }
         try {
-            active.deliverAnswer(new ClarifyReply(run.id(), clarifyId, answer));
+            active.deliverAnswer(input, answer);
         } catch (RuntimeException e) {
-            ctx.store.reopenClarify(run.id(), clarifyId);
+            ctx.store.reopenInput(run.id(), inputId);
             throw e instanceof ChatException ? (ChatException) e
                     : new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the answer could not reach the runtime", e);
         }
@@ -261,53 +262,57 @@ public final class RunManager implements RunHost {
      * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
      * Without a reply in time the answer is taken back (the person may try again).
      */
-    private AnswerResult answerElsewhere(Run run, String clarifyId) {
+    private AnswerResult answerElsewhere(Run run, String inputId) {
         ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
-                ctx.coordinator.instanceId(), clarifyId, null);
+                ctx.coordinator.instanceId(), inputId, null);
         CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
         pendingReplies.put(request.correlationId(), reply);
         try {
             ctx.coordinator.send(request);
             ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
             if (outcome.error() != null) {
-                ctx.store.reopenClarify(run.id(), clarifyId);
+                ctx.store.reopenInput(run.id(), inputId);
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                         "the answer could not reach the runtime: " + outcome.error());
             }
             return AnswerResult.ACCEPTED;
         } catch (TimeoutException e) {
-            ctx.store.reopenClarify(run.id(), clarifyId);
+            ctx.store.reopenInput(run.id(), inputId);
             throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                     "no instance holding the run took the answer in time; try again");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            ctx.store.reopenClarify(run.id(), clarifyId);
+            ctx.store.reopenInput(run.id(), inputId);
             throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
         } catch (ExecutionException e) {
-            ctx.store.reopenClarify(run.id(), clarifyId);
+            ctx.store.reopenInput(run.id(), inputId);
             throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
         } finally {
             pendingReplies.remove(request.correlationId());
         }
     }
 
-    /** The run's status, newest seq and pending questions. */
+    /** The run's status, newest seq and pending inputs. */
     public RunState state(Run run) {
         ActiveRun active = ctx.activeRuns.get(run.id());
         if (active != null) {
-            return new RunState(active.published(), active.lastSeq(), active.pendingClarifyMessages());
+            return new RunState(active.published(), active.lastSeq(), active.pendingClarifyMessages(),
+                    active.pendingInputs());
         }
-        List<ClarifyMessage> pending = new ArrayList<>();
-        for (PendingClarify clarify : ctx.store.listPendingClarifies(run.id())) {
-            ctx.store.findMessage(clarify.messageId())
-                    .filter(ClarifyMessage.class::isInstance)
-                    .map(ClarifyMessage.class::cast)
-                    .ifPresentOrElse(pending::add, () -> pending.add(new ClarifyMessage(clarify.messageId(),
-                            run.threadId(), run.id(), run.assistantMessageId(), MessageStatus.IN_PROGRESS,
-                            clarify.createdAt(), clarify.clarifyId(), clarify.question(), clarify.choices(),
-                            clarify.multiSelect(), List.of())));
+        List<PendingInput> pending = ctx.store.listPendingInputs(run.id());
+        List<ClarifyMessage> clarifies = new ArrayList<>();
+        for (PendingInput input : pending) {
+            if (input.request() instanceof ClarifyRequest ask) {
+                ctx.store.findMessage(input.messageId())
+                        .filter(ClarifyMessage.class::isInstance)
+                        .map(ClarifyMessage.class::cast)
+                        .ifPresentOrElse(clarifies::add, () -> clarifies.add(new ClarifyMessage(input.messageId(),
+                                run.threadId(), run.id(), run.assistantMessageId(), MessageStatus.IN_PROGRESS,
+                                input.createdAt(), input.inputId(), ask.question(), ask.choices(), ask.multiSelect(),
+                                List.of())));
+            }
         }
-        return new RunState(run, ctx.store.lastSeq(run.id()), pending);
+        return new RunState(run, ctx.store.lastSeq(run.id()), clarifies, pending);
     }
 
     /** A cold publisher of the run's events after {@code afterSeq}; each subscriber reads on its own. */
@@ -449,15 +454,12 @@ public final class RunManager implements RunHost {
     private void deliverStoredAnswer(ActiveRun active, ControlMessage request) {
         String failure = null;
         try {
-            String clarifyId = request.clarifyId();
-            PendingClarify clarify = clarifyId == null ? null
-                    : ctx.store.findClarify(active.runId(), clarifyId).orElse(null);
-            if (clarify == null || clarify.state() != ClarifyState.ANSWERED) {
-                failure = "no stored answer for clarify " + clarifyId;
-            } else if (!ctx.can(Capability.CLARIFY)) {
-                failure = "this runtime cannot take clarify answers";
+            String inputId = request.inputId();
+            PendingInput input = inputId == null ? null : ctx.store.findInput(active.runId(), inputId).orElse(null);
+            if (input == null || input.state() != InputState.ANSWERED || input.answer() == null) {
+                failure = "no stored answer for input " + inputId;
             } else {
-                active.deliverAnswer(new ClarifyReply(active.runId(), clarifyId, clarify.answer()));
+                active.deliverAnswer(input, input.answer());
             }
         } catch (RuntimeException e) {
             failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
@@ -465,9 +467,8 @@ public final class RunManager implements RunHost {
         ctx.coordinator.send(request.reply(ctx.coordinator.instanceId(), failure));
     }
 
-
     /**
-     * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable clarify and
+     * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable input and
      * queued runs stay for the next engine (with other instances, their leases are released so that one of
      * them takes the runs over at once).
      */

@@ -5,7 +5,7 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
-import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.input.PendingInput;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes over the runs a previous process (or, with other instances, a dead instance) left active in the
- * store: RUNNING ones end INTERRUPTED, ones waiting on a clarify are re-attached when the runtime can,
+ * store: RUNNING ones end INTERRUPTED, ones waiting for an answer are re-attached when the runtime can,
  * QUEUED ones are queued again. A run whose reads fail is tried again shortly, so that no run stays
  * active in the store for good. Thread-safe.
  */
@@ -104,8 +104,9 @@ final class RunRecovery {
                 cursor = page.get(page.size() - 1).seq();
             }
         } while (!page.isEmpty());
-        Optional<PendingClarify> waiting = run.status() != RunStatus.WAITING_FOR_INPUT ? Optional.empty()
-                : ctx.store.listPendingClarifies(run.id()).stream().filter(c -> c.resumeToken() != null).findFirst();
+        List<PendingInput> pending = run.status() != RunStatus.WAITING_FOR_INPUT ? List.of()
+                : ctx.store.listPendingInputs(run.id());
+        Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
 
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
@@ -135,8 +136,9 @@ final class RunRecovery {
             return;
         }
         if (waiting.isPresent() && ctx.can(Capability.REATTACH)) {
-            log.info("Run {} waits for a clarify answer; re-attaching to the runtime", run.id());
+            log.info("Run {} waits for an answer; re-attaching to the runtime", run.id());
             active.reattach(waiting.get().resumeToken());
+            active.resumeDeadlines(pending);
             return;
         }
         log.info("Run {} was active when the host stopped; it is INTERRUPTED", run.id());

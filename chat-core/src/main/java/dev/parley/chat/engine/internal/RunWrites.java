@@ -3,7 +3,7 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.reduce.RunReducer;
-import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ final class RunWrites {
     private final EngineContext ctx;
     private final String runId;
     private List<RunEvent> events = new ArrayList<>();
-    private final List<PendingClarify> clarifies = new ArrayList<>();
+    private final List<PendingInput> inputs = new ArrayList<>();
     private final List<ThreadTouch> touches = new ArrayList<>();
     private boolean runChanged;
     private boolean messagesDue;
@@ -56,8 +56,8 @@ final class RunWrites {
         events.add(event);
     }
 
-    void clarify(PendingClarify clarify) {
-        clarifies.add(clarify);
+    void input(PendingInput input) {
+        inputs.add(input);
         messagesDue = true;
     }
 
@@ -108,7 +108,7 @@ final class RunWrites {
     int dropAll() {
         int dropped = events.size();
         events = new ArrayList<>();
-        clarifies.clear();
+        inputs.clear();
         touches.clear();
         runChanged = false;
         return dropped;
@@ -132,8 +132,8 @@ final class RunWrites {
             lastMessageFlush = nowMillis;
         }
         messagesDue = false;
-        clarifies.forEach(batch::clarify);
-        clarifies.clear();
+        inputs.forEach(batch::input);
+        inputs.clear();
         touches.forEach(batch::touch);
         touches.clear();
         long reservation = pendingReservation;

@@ -5,7 +5,9 @@ import java.util.concurrent.Flow;
 
 /**
  * Feeds the runtime's stream into one run. Every signal is guarded: whatever fails while handling it ends
- * the run. Signals arrive on the runtime's threads, one at a time (Reactive Streams).
+ * the run. Signals arrive on the runtime's threads, one at a time (Reactive Streams). A clarify's older
+ * events are logged in their current form ({@link AgentStreamEvent#current}); answers are logged by the
+ * engine, never taken from the runtime.
  */
 final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
     private final EngineContext ctx;
@@ -30,16 +32,19 @@ final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
     }
 
     @Override
-    public void onNext(AgentStreamEvent event) {
+    public void onNext(AgentStreamEvent signalled) {
+        AgentStreamEvent event = AgentStreamEvent.current(signalled);
         if (run.isDetached() || event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
             return;
         }
-        if (event instanceof AgentStreamEvent.ClarifyResolved resolved
-                && resolved.outcome() == AgentStreamEvent.ClarifyOutcome.ANSWERED) {
+        if (event instanceof AgentStreamEvent.InputResolved resolved
+                && resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED) {
             return;
         }
         run.guarded(() -> {
-            run.ingest(event);
+            if (run.ingest(event) != null && event instanceof AgentStreamEvent.InputResolved withdrawn) {
+                run.inputClosedByRuntime(withdrawn);
+            }
             ctx.writer.awaitCapacity();
         });
     }

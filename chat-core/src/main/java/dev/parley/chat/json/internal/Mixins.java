@@ -6,7 +6,15 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputKind;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.ErrorMessage;
@@ -35,6 +43,7 @@ public final class Mixins {
         @JsonSubTypes.Type(value = StatusMessage.class, name = "status"),
         @JsonSubTypes.Type(value = TodoMessage.class, name = "todo"),
         @JsonSubTypes.Type(value = ClarifyMessage.class, name = "clarify"),
+        @JsonSubTypes.Type(value = ApprovalMessage.class, name = "approval"),
         @JsonSubTypes.Type(value = ErrorMessage.class, name = "error"),
     })
     public interface MessageMixin {
@@ -65,6 +74,8 @@ public final class Mixins {
         @JsonSubTypes.Type(value = AgentStreamEvent.StatusUpdate.class, name = AgentStreamEvent.StatusUpdate.TYPE),
         @JsonSubTypes.Type(value = AgentStreamEvent.ClarifyRequested.class, name = AgentStreamEvent.ClarifyRequested.TYPE),
         @JsonSubTypes.Type(value = AgentStreamEvent.ClarifyResolved.class, name = AgentStreamEvent.ClarifyResolved.TYPE),
+        @JsonSubTypes.Type(value = AgentStreamEvent.InputRequested.class, name = AgentStreamEvent.InputRequested.TYPE),
+        @JsonSubTypes.Type(value = AgentStreamEvent.InputResolved.class, name = AgentStreamEvent.InputResolved.TYPE),
         @JsonSubTypes.Type(value = AgentStreamEvent.Usage.class, name = AgentStreamEvent.Usage.TYPE),
         @JsonSubTypes.Type(value = AgentStreamEvent.RunFinished.class, name = AgentStreamEvent.RunFinished.TYPE),
         @JsonSubTypes.Type(value = AgentStreamEvent.RunFailed.class, name = AgentStreamEvent.RunFailed.TYPE),
@@ -73,6 +84,36 @@ public final class Mixins {
         /** Written as the {@code type} property, so an event carries it however it is serialized. */
         @JsonProperty("type")
         String type();
+    }
+
+    /** A pending input's request carries its kind as {@code kind}. */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.EXISTING_PROPERTY, property = "kind")
+    @JsonSubTypes({
+        @JsonSubTypes.Type(value = ClarifyRequest.class, name = "clarify"),
+        @JsonSubTypes.Type(value = ApprovalRequest.class, name = "approval"),
+        @JsonSubTypes.Type(value = ClientToolRequest.class, name = "client_tool"),
+    })
+    public interface InputRequestMixin {
+        @JsonProperty("kind")
+        InputKind kind();
+    }
+
+    /** An answer carries its kind as {@code kind}. */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.EXISTING_PROPERTY, property = "kind")
+    @JsonSubTypes({
+        @JsonSubTypes.Type(value = ClarifyAnswer.class, name = "clarify"),
+        @JsonSubTypes.Type(value = ApprovalAnswer.class, name = "approval"),
+        @JsonSubTypes.Type(value = ClientToolAnswer.class, name = "client_tool"),
+    })
+    public interface InputAnswerMixin {
+        @JsonProperty("kind")
+        InputKind kind();
+    }
+
+    /** Input kinds and approval decisions are written as their wire names. */
+    public interface WireNameMixin {
+        @JsonValue
+        String wireName();
     }
 
     /** An unknown event is written back exactly as it was read. */
