@@ -6,6 +6,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.RuntimeAdapter;
@@ -90,6 +91,16 @@ public final class ScriptedRuntime implements RuntimeAdapter {
             return await(ClarifyReply.class, clarifyId);
         }
 
+        /** Waits for the decision on an approval the script asked for (or the cancel). */
+        public ApprovalReply awaitDecision(String inputId) throws InterruptedException {
+            return await(ApprovalReply.class, inputId);
+        }
+
+        /** Waits until the engine says the input expired (or the cancel). */
+        public void awaitExpiry(String inputId) throws InterruptedException {
+            await(Expired.class, inputId);
+        }
+
         /** Waits for a host action's result (or the cancel). */
         public ToolResult awaitToolResult(String executionId) throws InterruptedException {
             return await(ToolResult.class, executionId);
@@ -126,7 +137,9 @@ public final class ScriptedRuntime implements RuntimeAdapter {
                     throw new IllegalStateException("nothing arrived for " + key);
                 }
                 if (type.isInstance(item)) {
-                    String itemKey = item instanceof ClarifyReply ? ((ClarifyReply) item).clarifyId()
+                    String itemKey = item instanceof ClarifyReply reply ? reply.clarifyId()
+                            : item instanceof ApprovalReply decision ? decision.inputId()
+                            : item instanceof Expired expired ? expired.inputId()
                             : ((ToolResult) item).executionId();
                     if (itemKey.equals(key)) {
                         return type.cast(item);
@@ -146,6 +159,9 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<String> cancels = new CopyOnWriteArrayList<>();
     private final List<ToolResult> toolResults = new CopyOnWriteArrayList<>();
     private final List<Feedback> feedback = new CopyOnWriteArrayList<>();
+    private final List<ApprovalReply> decisions = new CopyOnWriteArrayList<>();
+    private final List<String> expired = new CopyOnWriteArrayList<>();
+    private volatile boolean expiring;
     private final Map<String, Flow.Subscriber<?>> streams = new ConcurrentHashMap<>();
 
     private ScriptedRuntime(Function<RunRequest, Script> scripts, Set<Capability> capabilities) {
@@ -230,6 +246,50 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         }
         answers.add(reply);
         player.inbox.add(reply);
+    }
+
+    /** An input the engine said expired. */
+    private record Expired(String inputId) {
+    }
+
+    @Override
+    public void answerApproval(ApprovalReply reply) {
+        requireCapability(Capability.APPROVALS);
+        Player player = players.get(reply.runId());
+        if (player == null) {
+            throw new ChatException(ErrorCode.NOT_FOUND, "no such run in the runtime: " + reply.runId());
+        }
+        decisions.add(reply);
+        player.inbox.add(reply);
+    }
+
+    @Override
+    public void inputExpired(String runId, String inputId) {
+        if (!expiring) {
+            RuntimeAdapter.super.inputExpired(runId, inputId);
+        }
+        expired.add(runId + "/" + inputId);
+        Player player = players.get(runId);
+        if (player != null) {
+            player.inbox.add(new Expired(inputId));
+        }
+    }
+
+    /** The same scripts; told that an input expired, the runtime goes on (by default it cannot be told). */
+    public ScriptedRuntime takingExpiries() {
+        ScriptedRuntime copy = new ScriptedRuntime(scripts, capabilities);
+        copy.expiring = true;
+        return copy;
+    }
+
+    /** The approval decisions the engine delivered, in order. */
+    public List<ApprovalReply> decisions() {
+        return List.copyOf(decisions);
+    }
+
+    /** The inputs the engine said expired, as {@code runId/inputId}. */
+    public List<String> expiries() {
+        return List.copyOf(expired);
     }
 
     @Override

@@ -77,6 +77,9 @@ public final class ActiveRun {
 
     /** The record callers see: it changes only once what it shows is stored and visible. */
     private volatile Run published;
+    /** The pending inputs callers see, changed with {@link #published}'s rule. */
+    private volatile List<PendingInput> publishedInputs = List.of();
+    private volatile List<dev.parley.chat.model.ClarifyMessage> publishedClarifies = List.of();
     private volatile Flow.@Nullable Subscription upstream;
     private volatile boolean cancelRequested;
     private volatile boolean finished;
@@ -164,13 +167,14 @@ public final class ActiveRun {
         return reducer.messages();
     }
 
-    synchronized List<dev.parley.chat.model.ClarifyMessage> pendingClarifyMessages() {
-        return reducer.pendingClarifies();
+    /** The clarify questions waiting for an answer, as far as callers may see them (stored and visible). */
+    List<dev.parley.chat.model.ClarifyMessage> pendingClarifyMessages() {
+        return publishedClarifies;
     }
 
-    /** Every input waiting for the person, oldest first. */
-    synchronized List<PendingInput> pendingInputs() {
-        return reducer.pendingInputs();
+    /** Every input waiting for the person, oldest first, as far as callers may see them (stored and visible). */
+    List<PendingInput> pendingInputs() {
+        return publishedInputs;
     }
 
     synchronized boolean isInputPending(String inputId) {
@@ -192,6 +196,8 @@ public final class ActiveRun {
             reducer.apply(event);
         }
         reducer.takeChanged();
+        publishedInputs = reducer.pendingInputs();
+        publishedClarifies = reducer.pendingClarifies();
     }
 
     synchronized RunStatus reducedStatus() {
@@ -435,11 +441,11 @@ public final class ActiveRun {
             synchronized (this) {
                 syncSeq = 0;
             }
-            publish(statusChanged);
+            publish(event, statusChanged);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
             inputs.requested(ask.inputId(), ask.deadline());
         } else {
-            publish(statusChanged);
+            publish(event, statusChanged);
             if (event instanceof AgentStreamEvent.ToolCallEnd) {
                 toolCallEnded(((AgentStreamEvent.ToolCallEnd) event).executionId());
             }
@@ -447,12 +453,17 @@ public final class ActiveRun {
         return logged;
     }
 
-    private void publish(boolean statusChanged) {
+    private void publish(AgentStreamEvent event, boolean statusChanged) {
         long visible;
         synchronized (this) {
             visible = syncSeq > 0 ? Math.min(lastSeq, syncSeq - 1) : lastSeq;
             if (statusChanged && syncSeq == 0) {
                 published = currentRecord();
+            }
+            if (syncSeq == 0 && (event instanceof AgentStreamEvent.InputRequested
+                    || event instanceof AgentStreamEvent.InputResolved)) {
+                publishedInputs = reducer.pendingInputs();
+                publishedClarifies = reducer.pendingClarifies();
             }
         }
         runLog.publish(visible);
@@ -491,6 +502,8 @@ public final class ActiveRun {
             log.error("Run {}: releasing its thread failed", runId, e);
         }
         published = done;
+        publishedInputs = List.of();
+        publishedClarifies = List.of();
         runLog.publish(last);
         Flow.Subscription stream = upstream;
         if (stream != null && cancelRequested) {
