@@ -227,6 +227,21 @@ class ParleyAutoConfigurationTest {
     }
 
     @Test
+    void badStreamSettingsFailTheStartWithTheirName() {
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-write-timeout=0s")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("stream-write-timeout must be positive"));
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-buffer-size=100B")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("stream buffer must be at least 1 KiB"));
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-buffer-size=1MB", "parley.web.stream-write-timeout=5s")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void thePropertiesDefaultsAreTheEngineDefaults() {
         assertThat(new ParleyProperties().getEngine().toLimits()).isEqualTo(dev.parley.chat.engine.EngineLimits.defaults());
     }

@@ -14,6 +14,7 @@ import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleySse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,7 +35,6 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}. Bodies are
@@ -138,11 +138,11 @@ public class ChatController {
     }
 
     @GetMapping(path = "/runs/{runId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public SseEmitter stream(HttpServletRequest request, @PathVariable("runId") String runId,
+    public void stream(HttpServletRequest request, HttpServletResponse response, @PathVariable("runId") String runId,
             @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventIdHeader,
             @RequestParam(name = "lastEventId", required = false) @Nullable String lastEventIdParam) {
         String cursor = lastEventIdHeader != null && !lastEventIdHeader.isBlank() ? lastEventIdHeader : lastEventIdParam;
-        return sse.emitter(owner(request), runId, cursor);
+        sse.stream(request, response, owner(request), runId, cursor);
     }
 
     @GetMapping("/runs/{runId}/state")
