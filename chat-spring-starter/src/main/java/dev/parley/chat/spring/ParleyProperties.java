@@ -168,7 +168,8 @@ public class ParleyProperties {
     public static class Owner {
         /**
          * AUTO: Spring Security's principal when Spring Security is present, else the fixed owner when
-         * one is set, else the header. SECURITY, HEADER and FIXED force one.
+         * one is set, else the application refuses to start (the header is trusted only when HEADER is
+         * chosen explicitly). SECURITY, HEADER and FIXED force one.
          */
         private OwnerMode mode = OwnerMode.AUTO;
         /** The request header naming the owner in HEADER mode. Unsafe unless a trusted proxy sets it. */

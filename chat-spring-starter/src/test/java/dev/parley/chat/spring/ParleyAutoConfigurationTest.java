@@ -20,12 +20,16 @@ import dev.parley.chat.testing.Scripts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.mock.web.MockHttpServletRequest;
 import reactor.core.publisher.Flux;
 
@@ -146,6 +150,55 @@ class ParleyAutoConfigurationTest {
                         org.springframework.security.core.context.SecurityContextHolder.clearContext();
                     }
                     assertThat(context.getBean(OwnerResolver.class).ownerOf(request)).isNull();
+                });
+    }
+
+    @Test
+    void withoutSpringSecurityOrAnExplicitModeTheOwnerHeaderIsNotTrustedAndTheStartFails() {
+        MockHttpServletRequest spoofed = new MockHttpServletRequest();
+        spoofed.addHeader("X-Parley-Owner", "victim");
+        WebApplicationContextRunner noSecurity = new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withClassLoader(new FilteredClassLoader("org.springframework.security"));
+        for (String[] properties : List.of(new String[0], new String[] {"parley.owner.mode=AUTO"},
+                new String[] {"parley.owner.fixed= "})) {
+            noSecurity.withPropertyValues(properties).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("parley.owner.mode=HEADER")
+                        .hasMessageContaining("parley.owner.fixed")
+                        .hasMessageContaining("Spring Security");
+            });
+        }
+        noSecurity.withPropertyValues("parley.owner.mode=HEADER")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("victim"));
+        noSecurity.withPropertyValues("parley.owner.fixed=demo")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("demo"));
+        noSecurity.withPropertyValues("parley.owner.mode=FIXED", "parley.owner.fixed=demo")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("demo"));
+        noSecurity.withBean(OwnerResolver.class, () -> request -> "host-decides")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("host-decides"));
+        new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed))
+                        .as("Spring Security present: its principal, and there is none").isNull());
+    }
+
+    @Test
+    void theRefusedStartExplainsWhatToSet() {
+        new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withClassLoader(new FilteredClassLoader("org.springframework.security"))
+                .run(context -> {
+                    FailureAnalysis analysis = SpringFactoriesLoader.forDefaultResourceLocation()
+                            .load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((m, e) -> { }))
+                            .stream()
+                            .map(analyzer -> analyzer.analyze(context.getStartupFailure()))
+                            .filter(Objects::nonNull)
+                            .findFirst().orElseThrow(() -> new AssertionError("no failure analyzer explains the failure"));
+                    assertThat(analysis.getDescription()).contains("X-Parley-Owner").contains("anyone");
+                    assertThat(analysis.getAction()).contains("parley.owner.mode=HEADER")
+                            .contains("parley.owner.fixed").contains("Spring Security");
                 });
     }
 
