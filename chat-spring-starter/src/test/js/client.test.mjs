@@ -158,3 +158,42 @@ test('errors carry the server problem', async () => {
   const stream = other.stream('no-such-run', { onEvent: () => {} });
   await assert.rejects(stream.done, (e) => e.code === 'NOT_FOUND');
 });
+
+test('the host\'s CSRF token goes with every request that changes something', async () => {
+  const seen = [];
+  const recording = async (url, init) => {
+    seen.push({ method: init?.method ?? 'GET', url: String(url), headers: { ...init?.headers } });
+    return fetch(url, init);
+  };
+  const c = client('node-csrf', { fetch: recording, csrf: { headerName: 'X-CSRF-TOKEN', token: 'token-1' } });
+  const session = await c.createSession({ title: 'csrf' });
+  await c.updateSession(session.id, { title: 'renamed' });
+  await c.listSessions();
+  const ticket = await c.startRun(session.id, { message: 'hello' });
+  assert.equal(await c.stream(ticket.runId, { onEvent: () => {} }).done, 'ended');
+  await c.deleteSession((await c.createSession()).id);
+  const unsafe = seen.filter((r) => r.method !== 'GET');
+  assert.deepEqual(unsafe.map((r) => r.method), ['POST', 'PATCH', 'POST', 'POST', 'DELETE']);
+  for (const r of unsafe) assert.equal(r.headers['X-CSRF-TOKEN'], 'token-1', `${r.method} ${r.url}`);
+  for (const r of seen.filter((r) => r.method === 'GET')) assert.equal(r.headers['X-CSRF-TOKEN'], undefined);
+
+  // Spring Security's CookieCsrfTokenRepository: the XSRF-TOKEN cookie, read per request, in X-XSRF-TOKEN
+  globalThis.document = { cookie: 'theme=dark; XSRF-TOKEN=a%2Fb-1' };
+  try {
+    seen.length = 0;
+    const fromCookie = client('node-csrf', { fetch: recording, csrf: {} });
+    await fromCookie.createSession();
+    globalThis.document.cookie = 'XSRF-TOKEN=rotated';
+    await fromCookie.createSession();
+    assert.deepEqual(seen.map((r) => r.headers['X-XSRF-TOKEN']), ['a/b-1', 'rotated']);
+  } finally {
+    delete globalThis.document;
+  }
+
+  seen.length = 0;
+  let n = 0;
+  const perRequest = new ParleyClient({ baseUrl, fetch: recording, headers: async () => ({ 'X-Parley-Owner': 'node-csrf', 'X-Request': String(++n) }) });
+  await perRequest.listSessions();
+  await perRequest.listSessions();
+  assert.deepEqual(seen.map((r) => r.headers['X-Request']), ['1', '2'], 'a headers function is asked per request');
+});

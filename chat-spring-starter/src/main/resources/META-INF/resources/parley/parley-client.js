@@ -23,6 +23,19 @@ export class ParleyError extends Error {
   }
 }
 
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The value of cookie `name` in this page, or null (also outside a browser). */
+function readCookie(name) {
+  const cookies = globalThis.document?.cookie;
+  if (!cookies) return null;
+  for (const part of cookies.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
 const sleep = (ms, signal) => new Promise((resolve) => {
   const timer = setTimeout(resolve, ms);
   signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
@@ -33,26 +46,46 @@ export class ParleyClient {
   /**
    * @param {object} [options]
    * @param {string} [options.baseUrl='/api/chat'] where the endpoints live
-   * @param {object} [options.headers] extra headers for every request (e.g. an owner header behind a proxy)
+   * @param {object|((request: {method: string, url: string}) => object|Promise<object>)} [options.headers]
+   *   extra headers for every request (e.g. an owner header behind a proxy), or a function returning them
+   *   for each request
+   * @param {{headerName?: string, cookieName?: string, token?: string|(() => string|Promise<string>)}} [options.csrf]
+   *   the host's CSRF token, sent in `headerName` (default `X-XSRF-TOKEN`) on every POST, PATCH and DELETE:
+   *   `token` (a string, or a function called per request), else read per request from the cookie
+   *   `cookieName` (default `XSRF-TOKEN`) — Spring Security's CookieCsrfTokenRepository pairing
    * @param {Function} [options.fetch] the fetch to use (default: the global one)
    * @param {number[]} [options.reconnectDelays] the waits before successive reconnect attempts, in ms
    */
   constructor(options = {}) {
     this.baseUrl = (options.baseUrl ?? '/api/chat').replace(/\/$/, '');
     this.headers = options.headers ?? {};
+    this.csrf = options.csrf ?? null;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.reconnectDelays = options.reconnectDelays ?? [250, 500, 1000, 2000, 5000];
   }
 
+  /** The headers for one request: the extra headers, and the CSRF token on requests that change something. */
+  async headersFor(method, url) {
+    const extra = typeof this.headers === 'function' ? await this.headers({ method, url }) : this.headers;
+    const headers = { ...(extra ?? {}) };
+    if (this.csrf && UNSAFE_METHODS.has(method)) {
+      const { token, cookieName = 'XSRF-TOKEN', headerName = 'X-XSRF-TOKEN' } = this.csrf;
+      const value = typeof token === 'function' ? await token() : (token ?? readCookie(cookieName));
+      if (value) headers[headerName] = value;
+    }
+    return headers;
+  }
+
   async request(method, path, body) {
-    const init = { method, headers: { Accept: 'application/json', ...this.headers } };
+    const url = this.baseUrl + path;
+    const init = { method, headers: { Accept: 'application/json', ...(await this.headersFor(method, url)) } };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     let response;
     try {
-      response = await this.fetch(this.baseUrl + path, init);
+      response = await this.fetch(url, init);
     } catch (e) {
       throw new ParleyError(0, { title: 'Network error', detail: String(e?.message ?? e) });
     }
@@ -137,12 +170,11 @@ export class ParleyClient {
         onStatus(attempt === 0 ? 'connecting' : 'reconnecting', { attempt, lastSeq: handle.lastSeq });
         let ended = false;
         try {
-          const response = await this.fetch(
-            `${this.baseUrl}/runs/${encodeURIComponent(runId)}/stream?lastEventId=${handle.lastSeq}`,
-            {
-              headers: { Accept: 'text/event-stream', 'Last-Event-ID': String(handle.lastSeq), ...this.headers },
-              signal: abort.signal,
-            });
+          const url = `${this.baseUrl}/runs/${encodeURIComponent(runId)}/stream?lastEventId=${handle.lastSeq}`;
+          const response = await this.fetch(url, {
+            headers: { Accept: 'text/event-stream', 'Last-Event-ID': String(handle.lastSeq), ...(await this.headersFor('GET', url)) },
+            signal: abort.signal,
+          });
           if (!response.ok) {
             const text = await response.text();
             const problem = text ? JSON.parse(text) : null;
