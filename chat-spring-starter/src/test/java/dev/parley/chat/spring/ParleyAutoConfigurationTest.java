@@ -211,7 +211,11 @@ class ParleyAutoConfigurationTest {
                 finished.add(run.id());
             }
         };
-        HostAction action = new HostAction(new HostToolSpec("lookup", "finds", "{}"), call -> "found");
+        java.util.concurrent.CountDownLatch secondStarted = new java.util.concurrent.CountDownLatch(1);
+        HostAction action = new HostAction(new HostToolSpec("lookup", "finds", "{}"), call -> {
+            secondStarted.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            return "found";
+        });
         ScriptedRuntime scripted = ScriptedRuntime.playing(Scripts.callsHostAction("lookup", "{}"));
         web.withBean(RuntimeAdapter.class, () -> scripted)
                 .withBean(EngineListener.class, () -> listener)
@@ -224,6 +228,7 @@ class ParleyAutoConfigurationTest {
                             .hasMessageContaining("longer than 5");
                     String first = engine.startRun("u", thread, StartRun.of("one")).runId();
                     assertThat(engine.startRun("u", thread, StartRun.of("two")).status()).isEqualTo(RunStatus.QUEUED);
+                    secondStarted.countDown();
                     long deadline = System.currentTimeMillis() + 10_000;
                     while (finished.size() < 2 && System.currentTimeMillis() < deadline) {
                         Thread.sleep(10);
