@@ -31,6 +31,19 @@ test('sessions are created, listed, renamed and deleted', async () => {
   await c.deleteSession(a.id);
   const after = await c.listSessions();
   assert.deepEqual(after.items.map((t) => t.id), [b.id]);
+  assert.equal(after.nextCursor, null);
+});
+
+test('sessions are paged with the cursor each page gives', async () => {
+  const c = client('node-pager');
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push((await c.createSession()).id);
+  const first = await c.listSessions({ limit: 2 });
+  assert.equal(first.items.length, 2);
+  assert.ok(first.nextCursor, 'a cursor for the next page');
+  const second = await c.listSessions({ cursor: first.nextCursor, limit: 2 });
+  assert.equal(second.nextCursor, null);
+  assert.deepEqual([...first.items, ...second.items].map((t) => t.id).sort(), ids.sort());
 });
 
 test('a run streams through the reducer to exactly the stored messages', async () => {

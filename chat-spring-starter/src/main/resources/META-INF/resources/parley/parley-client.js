@@ -135,8 +135,11 @@ export class ParleyClient {
   }
 
   // ---- sessions (threads)
-  listSessions({ offset = 0, limit = 50 } = {}) {
-    return this.request('GET', `/sessions?offset=${offset}&limit=${limit}`);
+  /** One page of sessions, newest activity first: `{items, nextCursor, limit}`; pass `nextCursor` back for the next page. */
+  listSessions({ cursor, limit = 50 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set('cursor', cursor);
+    return this.request('GET', `/sessions?${query}`);
   }
   createSession({ title, modelId, skill } = {}) {
     return this.request('POST', '/sessions', { title, modelId, skill });

@@ -72,6 +72,27 @@ class ChatHttpTest {
     }
 
     @Test
+    void sessionsArePagedByCursorEachOnceAndTheLastPageSaysSo() {
+        String owner = "pager-" + System.nanoTime();
+        java.util.Set<String> created = new java.util.HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            created.add(newSession(owner));
+        }
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JsonNode page = http.get(owner, "/api/chat/sessions?limit=2" + (cursor == null ? "" : "&cursor=" + cursor))
+                    .json();
+            page.get("items").forEach(item -> seen.add(item.get("id").asText()));
+            cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").asText();
+            pages++;
+        } while (cursor != null && pages < 10);
+        assertThat(pages).isEqualTo(3);
+        assertThat(seen).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(created);
+    }
+
+    @Test
     void aDroppedStreamResumesWithExactlyTheMissingEvents() throws Exception {
         String session = newSession(ALICE);
         String runId = startRun(ALICE, session, "slow please").get("runId").asText();
@@ -247,7 +268,7 @@ class ChatHttpTest {
                 http.post(ALICE, "/api/chat/sessions/" + session + "/runs", "{\"message\":\"hi\",\"maxIterations\":0}"),
                 http.post(ALICE, "/api/chat/sessions/" + session + "/runs", "{\"message\":\"hi\",\"context\":\"nope\"}"),
                 http.get(ALICE, "/api/chat/sessions?limit=-1"),
-                http.get(ALICE, "/api/chat/sessions?offset=abc"),
+                http.get(ALICE, "/api/chat/sessions?cursor=not-a-cursor"),
                 http.get(ALICE, "/api/chat/sessions/" + session + "/messages?before=no-such-message"),
                 http.call(ALICE, "PATCH", "/api/chat/sessions/" + session, "{\"title\":\"\"}"),
                 http.post(ALICE, "/api/chat/sessions", "{\"title\":7}"));

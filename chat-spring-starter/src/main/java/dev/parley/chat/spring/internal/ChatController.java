@@ -8,6 +8,7 @@ import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.engine.ThreadPage;
 import dev.parley.chat.engine.ThreadUpdate;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.FeedbackRating;
@@ -72,15 +73,14 @@ public class ChatController {
 
     @GetMapping("/sessions")
     public ResponseEntity<byte[]> listSessions(HttpServletRequest request,
-            @RequestParam(name = "offset", required = false) @Nullable String offset,
+            @RequestParam(name = "cursor", required = false) @Nullable String cursor,
             @RequestParam(name = "limit", required = false) @Nullable String limit) {
         String owner = owner(request);
-        int from = intParam("offset", offset, 0);
         int size = intParam("limit", limit, engineDefaultPage());
-        List<ChatThread> threads = engine.listThreads(owner, from, size);
+        ThreadPage threads = engine.listThreads(owner, cursor == null || cursor.isEmpty() ? null : cursor, size);
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", threads);
-        page.put("offset", from);
+        page.put("items", threads.threads());
+        page.put("nextCursor", threads.nextCursor());
         page.put("limit", size);
         return JsonBodies.ok(page);
     }
