@@ -31,7 +31,7 @@ test('sessions are created, listed, renamed and deleted', async () => {
   await c.deleteSession(a.id);
   const after = await c.listSessions();
   assert.deepEqual(after.items.map((t) => t.id), [b.id]);
-  assert.equal(after.nextCursor, null);
+  assert.equal(after.nextCursor, undefined, 'no cursor on the last page');
 });
 
 test('sessions are paged with the cursor each page gives', async () => {
@@ -42,7 +42,7 @@ test('sessions are paged with the cursor each page gives', async () => {
   assert.equal(first.items.length, 2);
   assert.ok(first.nextCursor, 'a cursor for the next page');
   const second = await c.listSessions({ cursor: first.nextCursor, limit: 2 });
-  assert.equal(second.nextCursor, null);
+  assert.equal(second.nextCursor, undefined);
   assert.deepEqual([...first.items, ...second.items].map((t) => t.id).sort(), ids.sort());
 });
 

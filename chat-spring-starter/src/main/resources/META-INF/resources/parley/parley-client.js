@@ -135,7 +135,7 @@ export class ParleyClient {
   }
 
   // ---- sessions (threads)
-  /** One page of sessions, newest activity first: `{items, nextCursor, limit}`; pass `nextCursor` back for the next page. */
+  /** One page of sessions, newest activity first: `{items, nextCursor, limit}`; pass `nextCursor` back for the next page (absent on the last). */
   listSessions({ cursor, limit = 50 } = {}) {
     const query = new URLSearchParams({ limit: String(limit) });
     if (cursor) query.set('cursor', cursor);

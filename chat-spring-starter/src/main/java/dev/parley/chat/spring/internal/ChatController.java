@@ -80,7 +80,9 @@ public class ChatController {
         ThreadPage threads = engine.listThreads(owner, cursor == null || cursor.isEmpty() ? null : cursor, size);
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("items", threads.threads());
-        page.put("nextCursor", threads.nextCursor());
+        if (threads.nextCursor() != null) {
+            page.put("nextCursor", threads.nextCursor());
+        }
         page.put("limit", size);
         return JsonBodies.ok(page);
     }
