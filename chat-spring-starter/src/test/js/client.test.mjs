@@ -1,6 +1,7 @@
 // The browser client against a live Parley server (started by BrowserClientNodeTest; node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { ParleyClient, ParleyError, RunReducer } from '../../main/resources/META-INF/resources/parley/parley-client.js';
 
 const baseUrl = process.env.PARLEY_BASE_URL;
@@ -30,6 +31,19 @@ test('sessions are created, listed, renamed and deleted', async () => {
   await c.deleteSession(a.id);
   const after = await c.listSessions();
   assert.deepEqual(after.items.map((t) => t.id), [b.id]);
+  assert.equal(after.nextCursor, undefined, 'no cursor on the last page');
+});
+
+test('sessions are paged with the cursor each page gives', async () => {
+  const c = client('node-pager');
+  const ids = [];
+  for (let i = 0; i < 3; i++) ids.push((await c.createSession()).id);
+  const first = await c.listSessions({ limit: 2 });
+  assert.equal(first.items.length, 2);
+  assert.ok(first.nextCursor, 'a cursor for the next page');
+  const second = await c.listSessions({ cursor: first.nextCursor, limit: 2 });
+  assert.equal(second.nextCursor, undefined);
+  assert.deepEqual([...first.items, ...second.items].map((t) => t.id).sort(), ids.sort());
 });
 
 test('a run streams through the reducer to exactly the stored messages', async () => {
@@ -157,4 +171,217 @@ test('errors carry the server problem', async () => {
   await assert.rejects(other.getSession(session.id), (e) => e.code === 'NOT_FOUND');
   const stream = other.stream('no-such-run', { onEvent: () => {} });
   await assert.rejects(stream.done, (e) => e.code === 'NOT_FOUND');
+});
+
+// ---- the client's reconnect loop against fake answers: when to stop, how long to wait, what it leaves behind
+
+const runEvent = (seq, type, extra = {}) => ({ runId: 'run-x', seq, timestamp: 1764450000000 + seq, event: { type, ...extra } });
+const sseResponse = (events) => new Response(
+  events.map((e) => `id:${e.seq}\nevent:${e.event.type}\ndata:${JSON.stringify(e)}\n\n`).join(''),
+  { status: 200, headers: { 'content-type': 'text/event-stream;charset=UTF-8' } });
+const jsonResponse = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** A fetch answering each stream request with the next of `answers` (a Response or a thrown error), counting them. */
+function scriptedFetch(answers, { state = () => jsonResponse(200, { run: { status: 'RUNNING' }, lastSeq: 0 }) } = {}) {
+  const calls = { stream: 0, state: 0 };
+  const fetch = async (url) => {
+    if (String(url).includes('/state')) {
+      calls.state++;
+      return state();
+    }
+    const answer = answers[Math.min(calls.stream++, answers.length - 1)];
+    if (answer instanceof Error) throw answer;
+    return typeof answer === 'function' ? answer() : answer.clone();
+  };
+  return { fetch, calls };
+}
+
+/** Streams with a guard: a client still reconnecting after `maxCalls` stream requests is closed, and the test fails. */
+async function streamGuarded(c, calls, runId, { after = 0, maxCalls = 5, ...rest } = {}) {
+  const events = [];
+  const handle = c.stream(runId, { after, onEvent: (e) => events.push(e), ...rest });
+  const guard = setInterval(() => {
+    if (calls.stream > maxCalls) handle.close();
+  }, 5);
+  try {
+    const outcome = await handle.done;
+    return { outcome, events, handle };
+  } finally {
+    clearInterval(guard);
+  }
+}
+
+test('a cursor at or past the run\'s end ends the stream at once instead of reconnecting', async () => {
+  const c = client('node-at-the-end');
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'hello' });
+  const { lastSeq, outcome } = await watchToEnd(c, ticket.runId);
+  assert.equal(outcome, 'ended');
+  while ((await c.state(ticket.runId)).run.status !== 'SUCCEEDED') await new Promise((r) => setTimeout(r, 10));
+  for (const after of [lastSeq, lastSeq + 5]) {
+    const calls = { stream: 0, state: 0 };
+    const counting = client('node-at-the-end', {
+      fetch: async (url, init) => {
+        calls[String(url).includes('/state') ? 'state' : 'stream']++;
+        return fetch(url, init);
+      },
+    });
+    const statuses = [];
+    const result = await streamGuarded(counting, calls, ticket.runId, { after, onStatus: (s) => statuses.push(s) });
+    assert.equal(result.outcome, 'ended', `after ${after}`);
+    assert.deepEqual(result.events, []);
+    assert.deepEqual(calls, { stream: 1, state: 1 }, 'one stream request, one look at the state');
+    assert.equal(statuses.at(-1), 'ended');
+  }
+});
+
+test('a stream that closes before the run\'s end, with the run over and events missed, reconnects for them', async () => {
+  const { fetch, calls } = scriptedFetch(
+    [sseResponse([runEvent(1, 'run_started')]), sseResponse([runEvent(2, 'run_finished', { status: 'SUCCEEDED' })])],
+    { state: () => jsonResponse(200, { run: { status: 'SUCCEEDED' }, lastSeq: 2 }) });
+  const c = client('nobody', { fetch, sleep: async () => {} });
+  const { outcome, events } = await streamGuarded(c, calls, 'run-x');
+  assert.equal(outcome, 'ended');
+  assert.deepEqual(events.map((e) => e.seq), [1, 2]);
+  assert.equal(calls.stream, 2);
+});
+
+test('a login page instead of the event stream stops with an error', async () => {
+  const { fetch, calls } = scriptedFetch([
+    new Response('<html><body>Please log in</body></html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+  ]);
+  const statuses = [];
+  const c = client('nobody', { fetch, sleep: async () => {} });
+  await assert.rejects(streamGuarded(c, calls, 'run-x', { onStatus: (s, d) => statuses.push([s, d]) }),
+    (e) => e instanceof ParleyError && e.code === 'UNEXPECTED_RESPONSE' && /text\/html/.test(e.message));
+  assert.equal(calls.stream, 1);
+  assert.equal(statuses.at(-1)[0], 'closed');
+  assert.equal(statuses.at(-1)[1].error.code, 'UNEXPECTED_RESPONSE');
+});
+
+test('a 4xx answer stops with an error, with or without a problem body; 408, 429 and 5xx are retried', async () => {
+  const answers = [
+    [new Response('<h1>Not Found</h1>', { status: 404, headers: { 'content-type': 'text/html' } }), 404, 'HTTP_404'],
+    [new Response('Unauthorized', { status: 401, headers: { 'content-type': 'text/plain' } }), 401, 'HTTP_401'],
+    [new Response('', { status: 403 }), 403, 'HTTP_403'],
+    [jsonResponse(404, { code: 'NOT_FOUND', detail: 'no such run' }), 404, 'NOT_FOUND'],
+  ];
+  for (const [answer, status, code] of answers) {
+    const { fetch, calls } = scriptedFetch([answer]);
+    const c = client('nobody', { fetch, sleep: async () => {} });
+    await assert.rejects(streamGuarded(c, calls, 'run-x'), (e) => e instanceof ParleyError && e.status === status && e.code === code);
+    assert.equal(calls.stream, 1, `${status} is not asked again`);
+  }
+  const { fetch, calls } = scriptedFetch([
+    new Response('slow down', { status: 429 }),
+    new Response('timeout', { status: 408 }),
+    new Response('<h1>Bad Gateway</h1>', { status: 502, headers: { 'content-type': 'text/html' } }),
+    new TypeError('fetch failed'),
+    sseResponse([runEvent(1, 'run_finished', { status: 'SUCCEEDED' })]),
+  ]);
+  const c = client('nobody', { fetch, sleep: async () => {} });
+  const { outcome } = await streamGuarded(c, calls, 'run-x');
+  assert.equal(outcome, 'ended');
+  assert.equal(calls.stream, 5);
+});
+
+test('a malformed event stops with an error', async () => {
+  const { fetch, calls } = scriptedFetch([
+    new Response('data: {not json\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+  ]);
+  const c = client('nobody', { fetch, sleep: async () => {} });
+  await assert.rejects(streamGuarded(c, calls, 'run-x'), (e) => e instanceof ParleyError && e.code === 'UNEXPECTED_RESPONSE');
+  assert.equal(calls.stream, 1);
+});
+
+test('reconnects without progress wait longer each time up to the cap, and progress starts the waits again', async () => {
+  const unavailable = new Response('', { status: 503 });
+  const { fetch, calls } = scriptedFetch([
+    unavailable, unavailable, unavailable, unavailable, unavailable,
+    sseResponse([runEvent(1, 'run_started')]),
+    unavailable, unavailable,
+    sseResponse([runEvent(2, 'run_finished', { status: 'SUCCEEDED' })]),
+  ]);
+  const waits = [];
+  const c = client('nobody', { fetch, reconnectDelays: [10, 20, 40, 80], sleep: async (ms) => { waits.push(ms); } });
+  const { outcome, events } = await streamGuarded(c, calls, 'run-x', { maxCalls: 20 });
+  assert.equal(outcome, 'ended');
+  assert.deepEqual(events.map((e) => e.seq), [1, 2]);
+  assert.deepEqual(waits, [10, 20, 40, 80, 80, 10, 10, 20]);
+});
+
+test('reconnecting leaves no abort listener behind, on the caller\'s signal or the client\'s own', async () => {
+  const signals = new Set();
+  const add = AbortSignal.prototype.addEventListener;
+  AbortSignal.prototype.addEventListener = function (type, ...rest) {
+    if (type === 'abort') signals.add(this);
+    return add.call(this, type, ...rest);
+  };
+  const listeners = () => [...signals].reduce((sum, s) => sum + getEventListeners(s, 'abort').length, 0);
+  try {
+    const unavailable = new Response('', { status: 503 });
+    const seen = [];
+    const answers = Array.from({ length: 30 }, () => unavailable);
+    answers.push(sseResponse([runEvent(1, 'run_finished', { status: 'SUCCEEDED' })]));
+    const { fetch: scripted, calls } = scriptedFetch(answers);
+    const fetch = async (url, init) => {
+      seen.push(listeners());
+      return scripted(url, init);
+    };
+    const caller = new AbortController();
+    const c = client('nobody', { fetch, reconnectDelays: [1] });
+    const { outcome } = await streamGuarded(c, calls, 'run-x', { maxCalls: 40, signal: caller.signal });
+    assert.equal(outcome, 'ended');
+    assert.equal(calls.stream, 31);
+    assert.ok(Math.max(...seen) <= 2, `listeners while reconnecting: ${seen}`);
+    assert.equal(seen.at(-1), seen[0], `listeners while reconnecting: ${seen}`);
+    assert.equal(listeners(), 0, 'none after the end');
+    assert.equal(getEventListeners(caller.signal, 'abort').length, 0);
+
+    const closing = client('nobody', { fetch: scriptedFetch([unavailable]).fetch, reconnectDelays: [1] });
+    const handle = closing.stream('run-x', { onEvent: () => {}, signal: caller.signal });
+    setTimeout(() => caller.abort(), 30);
+    assert.equal(await handle.done, 'closed', 'the caller\'s signal closes the stream');
+  } finally {
+    AbortSignal.prototype.addEventListener = add;
+  }
+});
+
+test('the host\'s CSRF token goes with every request that changes something', async () => {
+  const seen = [];
+  const recording = async (url, init) => {
+    seen.push({ method: init?.method ?? 'GET', url: String(url), headers: { ...init?.headers } });
+    return fetch(url, init);
+  };
+  const c = client('node-csrf', { fetch: recording, csrf: { headerName: 'X-CSRF-TOKEN', token: 'token-1' } });
+  const session = await c.createSession({ title: 'csrf' });
+  await c.updateSession(session.id, { title: 'renamed' });
+  await c.listSessions();
+  const ticket = await c.startRun(session.id, { message: 'hello' });
+  assert.equal(await c.stream(ticket.runId, { onEvent: () => {} }).done, 'ended');
+  await c.deleteSession((await c.createSession()).id);
+  const unsafe = seen.filter((r) => r.method !== 'GET');
+  assert.deepEqual(unsafe.map((r) => r.method), ['POST', 'PATCH', 'POST', 'POST', 'DELETE']);
+  for (const r of unsafe) assert.equal(r.headers['X-CSRF-TOKEN'], 'token-1', `${r.method} ${r.url}`);
+  for (const r of seen.filter((r) => r.method === 'GET')) assert.equal(r.headers['X-CSRF-TOKEN'], undefined);
+
+  // Spring Security's CookieCsrfTokenRepository: the XSRF-TOKEN cookie, read per request, in X-XSRF-TOKEN
+  globalThis.document = { cookie: 'theme=dark; XSRF-TOKEN=a%2Fb-1' };
+  try {
+    seen.length = 0;
+    const fromCookie = client('node-csrf', { fetch: recording, csrf: {} });
+    await fromCookie.createSession();
+    globalThis.document.cookie = 'XSRF-TOKEN=rotated';
+    await fromCookie.createSession();
+    assert.deepEqual(seen.map((r) => r.headers['X-XSRF-TOKEN']), ['a/b-1', 'rotated']);
+  } finally {
+    delete globalThis.document;
+  }
+
+  seen.length = 0;
+  let n = 0;
+  const perRequest = new ParleyClient({ baseUrl, fetch: recording, headers: async () => ({ 'X-Parley-Owner': 'node-csrf', 'X-Request': String(++n) }) });
+  await perRequest.listSessions();
+  await perRequest.listSessions();
+  assert.deepEqual(seen.map((r) => r.headers['X-Request']), ['1', '2'], 'a headers function is asked per request');
 });

@@ -12,7 +12,10 @@ import { RunReducer, isTerminal } from './reducer.js';
 
 export { RunReducer, isTerminal };
 
-/** An error answered by the server (RFC 9457 problem details), or a network failure (status 0). */
+/**
+ * An error answered by the server (RFC 9457 problem details), a network failure (status 0), or an answer
+ * that is not what Parley sends (code UNEXPECTED_RESPONSE: e.g. a login page after a redirect).
+ */
 export class ParleyError extends Error {
   constructor(status, problem) {
     super(problem?.detail ?? problem?.title ?? `HTTP ${status}`);
@@ -23,49 +26,120 @@ export class ParleyError extends Error {
   }
 }
 
-const sleep = (ms, signal) => new Promise((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const TERMINAL_RUN_STATUSES = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED']);
+
+/** Statuses worth asking again after a while: a timeout, too many requests, a server or gateway error. */
+const retryable = (status) => status === 0 || status === 408 || status === 429 || status >= 500;
+
+const unexpected = (status, detail) =>
+  new ParleyError(status, { title: 'Unexpected response', detail, code: 'UNEXPECTED_RESPONSE' });
+
+/** Waits `ms`, or less if `signal` aborts; leaves no listener behind. */
+const defaultSleep = (ms, signal) => new Promise((resolve) => {
+  if (signal?.aborted) {
+    resolve();
+    return;
+  }
+  const done = () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', done);
+    resolve();
+  };
+  const timer = setTimeout(done, ms);
+  signal?.addEventListener('abort', done);
 });
+
+/** The value of cookie `name` in this page, or null (also outside a browser). */
+function readCookie(name) {
+  const cookies = globalThis.document?.cookie;
+  if (!cookies) return null;
+  for (const part of cookies.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+/** The body of an answer: JSON when it says so, else null; never throws on a body that is not JSON. */
+async function readJson(response) {
+  const type = (response.headers.get('content-type') ?? '').toLowerCase();
+  const text = await response.text().catch(() => '');
+  if (!text || !/^application\/([a-z0-9.+-]+\+)?json\b/.test(type)) return { json: null, text };
+  try {
+    return { json: JSON.parse(text), text };
+  } catch {
+    return { json: null, text };
+  }
+}
 
 /** Talks to Parley's REST + SSE endpoints. */
 export class ParleyClient {
   /**
    * @param {object} [options]
    * @param {string} [options.baseUrl='/api/chat'] where the endpoints live
-   * @param {object} [options.headers] extra headers for every request (e.g. an owner header behind a proxy)
+   * @param {object|((request: {method: string, url: string}) => object|Promise<object>)} [options.headers]
+   *   extra headers for every request (e.g. an owner header behind a proxy), or a function returning them
+   *   for each request
+   * @param {{headerName?: string, cookieName?: string, token?: string|(() => string|Promise<string>)}} [options.csrf]
+   *   the host's CSRF token, sent in `headerName` (default `X-XSRF-TOKEN`) on every POST, PATCH and DELETE:
+   *   `token` (a string, or a function called per request), else read per request from the cookie
+   *   `cookieName` (default `XSRF-TOKEN`) — Spring Security's CookieCsrfTokenRepository pairing
    * @param {Function} [options.fetch] the fetch to use (default: the global one)
-   * @param {number[]} [options.reconnectDelays] the waits before successive reconnect attempts, in ms
+   * @param {number[]} [options.reconnectDelays] the waits before successive reconnects without progress, in
+   *   ms; the last one is the cap (default 250, 500, 1000, 2000, 5000)
+   * @param {(ms: number, signal: AbortSignal) => Promise<void>} [options.sleep] how to wait between
+   *   reconnects (default: a timer; tests pass their own)
    */
   constructor(options = {}) {
     this.baseUrl = (options.baseUrl ?? '/api/chat').replace(/\/$/, '');
     this.headers = options.headers ?? {};
+    this.csrf = options.csrf ?? null;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.reconnectDelays = options.reconnectDelays ?? [250, 500, 1000, 2000, 5000];
+    this.sleep = options.sleep ?? defaultSleep;
   }
 
-  async request(method, path, body) {
-    const init = { method, headers: { Accept: 'application/json', ...this.headers } };
+  /** The headers for one request: the extra headers, and the CSRF token on requests that change something. */
+  async headersFor(method, url) {
+    const extra = typeof this.headers === 'function' ? await this.headers({ method, url }) : this.headers;
+    const headers = { ...(extra ?? {}) };
+    if (this.csrf && UNSAFE_METHODS.has(method)) {
+      const { token, cookieName = 'XSRF-TOKEN', headerName = 'X-XSRF-TOKEN' } = this.csrf;
+      const value = typeof token === 'function' ? await token() : (token ?? readCookie(cookieName));
+      if (value) headers[headerName] = value;
+    }
+    return headers;
+  }
+
+  async request(method, path, body, { signal } = {}) {
+    const url = this.baseUrl + path;
+    const init = { method, headers: { Accept: 'application/json', ...(await this.headersFor(method, url)) }, signal };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     let response;
     try {
-      response = await this.fetch(this.baseUrl + path, init);
+      response = await this.fetch(url, init);
     } catch (e) {
       throw new ParleyError(0, { title: 'Network error', detail: String(e?.message ?? e) });
     }
     if (response.status === 204) return null;
-    const text = await response.text();
-    const data = text ? JSON.parse(text) : null;
-    if (!response.ok) throw new ParleyError(response.status, data);
-    return data;
+    const { json, text } = await readJson(response);
+    if (!response.ok) throw new ParleyError(response.status, json);
+    if (json === null && text) {
+      throw unexpected(response.status, `expected JSON, got ${response.headers.get('content-type') ?? 'no content type'}`);
+    }
+    return json;
   }
 
   // ---- sessions (threads)
-  listSessions({ offset = 0, limit = 50 } = {}) {
-    return this.request('GET', `/sessions?offset=${offset}&limit=${limit}`);
+  /** One page of sessions, newest activity first: `{items, nextCursor, limit}`; pass `nextCursor` back for the next page (absent on the last). */
+  listSessions({ cursor, limit = 50 } = {}) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set('cursor', cursor);
+    return this.request('GET', `/sessions?${query}`);
   }
   createSession({ title, modelId, skill } = {}) {
     return this.request('POST', '/sessions', { title, modelId, skill });
@@ -117,76 +191,93 @@ export class ParleyClient {
   }
 
   /**
-   * Streams a run's events after `after` (a seq), reconnecting with the last seen seq whenever the
-   * connection drops, until the terminal event. Returns a handle: `close()` stops listening (it never
-   * stops the run), `done` resolves to 'ended' (terminal event seen), 'closed' or rejects with a
-   * ParleyError the server answered (e.g. 404), `lastSeq` is the cursor.
+   * Streams a run's events after `after` (a seq) until the run's terminal event, reconnecting with the
+   * last seen seq whenever the connection drops, and waiting longer after each reconnect that brought
+   * nothing (`reconnectDelays`). When the server closes a stream without the terminal event, the run's
+   * state says whether it is over (a cursor at or past its end): then the stream ends.
+   *
+   * Returns a handle: `close()` stops listening (it never stops the run); `done` resolves to 'ended' (the
+   * run is over and every event after `after` was delivered) or 'closed' (closed by `close()` or `signal`),
+   * or rejects with a ParleyError for an answer that asking again cannot fix: a 4xx other than 408 and 429
+   * (e.g. 404, 401 — with or without a problem body), a 200 that is not an event stream (a login page after
+   * a redirect) or a malformed event; `lastSeq` is the cursor.
    *
    * @param {string} runId
    * @param {object} handlers
    * @param {number} [handlers.after=0]
    * @param {(event: object) => void} handlers.onEvent called with each run event, in seq order, once
    * @param {(status: 'connecting'|'open'|'reconnecting'|'ended'|'closed', detail?: object) => void} [handlers.onStatus]
+   * @param {AbortSignal} [handlers.signal] closes the stream when aborted, like `close()`
    */
-  stream(runId, { after = 0, onEvent, onStatus = () => {} } = {}) {
+  stream(runId, { after = 0, onEvent, onStatus = () => {}, signal } = {}) {
     const abort = new AbortController();
-    const handle = { lastSeq: after, close: () => abort.abort() };
+    const close = () => abort.abort();
+    const handle = { lastSeq: after, close };
+    signal?.addEventListener('abort', close);
+    if (signal?.aborted) close();
     handle.done = (async () => {
-      let attempt = 0;
-      while (!abort.signal.aborted) {
-        onStatus(attempt === 0 ? 'connecting' : 'reconnecting', { attempt, lastSeq: handle.lastSeq });
-        let ended = false;
-        try {
-          const response = await this.fetch(
-            `${this.baseUrl}/runs/${encodeURIComponent(runId)}/stream?lastEventId=${handle.lastSeq}`,
-            {
-              headers: { Accept: 'text/event-stream', 'Last-Event-ID': String(handle.lastSeq), ...this.headers },
-              signal: abort.signal,
-            });
-          if (!response.ok) {
-            const text = await response.text();
-            const problem = text ? JSON.parse(text) : null;
-            if (response.status < 500) throw new ParleyError(response.status, problem);
-            throw new Error(`HTTP ${response.status}`);
-          }
-          onStatus('open', { lastSeq: handle.lastSeq });
-          ended = await readEvents(response.body, (event) => {
-            if (event.seq <= handle.lastSeq) return false;
-            handle.lastSeq = event.seq;
-            attempt = 0;
-            onEvent(event);
-            return isTerminal(event.event);
-          });
-        } catch (e) {
-          if (e instanceof ParleyError) {
-            onStatus('closed', { error: e });
+      let misses = 0;
+      try {
+        for (let attempt = 0; !abort.signal.aborted; attempt++) {
+          onStatus(attempt === 0 ? 'connecting' : 'reconnecting', { attempt, lastSeq: handle.lastSeq });
+          const before = handle.lastSeq;
+          let outcome;
+          try {
+            outcome = await connect(this, runId, handle, onEvent, onStatus, abort.signal);
+            if (outcome === 'closed' && !abort.signal.aborted && await this.runIsOver(runId, handle.lastSeq, abort.signal)) {
+              outcome = 'ended';
+            }
+          } catch (e) {
+            if (abort.signal.aborted) break;
+            onStatus('closed', { error: e, lastSeq: handle.lastSeq });
             throw e;
           }
+          if (outcome === 'ended') {
+            onStatus('ended', { lastSeq: handle.lastSeq });
+            return 'ended';
+          }
           if (abort.signal.aborted) break;
+          misses = handle.lastSeq > before ? 0 : misses + 1;
+          const delays = this.reconnectDelays;
+          const delay = delays[Math.min(Math.max(misses - 1, 0), delays.length - 1)];
+          onStatus('reconnecting', { attempt: attempt + 1, lastSeq: handle.lastSeq, delay });
+          await this.sleep(delay, abort.signal);
         }
-        if (ended) {
-          onStatus('ended', { lastSeq: handle.lastSeq });
-          return 'ended';
-        }
-        const delay = this.reconnectDelays[Math.min(attempt, this.reconnectDelays.length - 1)];
-        attempt++;
-        onStatus('reconnecting', { attempt, lastSeq: handle.lastSeq, delay });
-        await sleep(delay, abort.signal);
+        onStatus('closed', { lastSeq: handle.lastSeq });
+        return 'closed';
+      } finally {
+        signal?.removeEventListener('abort', close);
       }
-      onStatus('closed', { lastSeq: handle.lastSeq });
-      return 'closed';
     })();
     return handle;
+  }
+
+  /**
+   * Whether a run whose stream closed without its terminal event is over, with nothing after `lastSeq`.
+   * False when the state cannot be read for now (it is asked again after the next reconnect).
+   *
+   * @throws {ParleyError} for an answer that asking again cannot fix (e.g. 404: the run is gone)
+   */
+  async runIsOver(runId, lastSeq, signal) {
+    let state;
+    try {
+      state = await this.request('GET', `/runs/${encodeURIComponent(runId)}/state`, undefined, { signal });
+    } catch (e) {
+      if (e instanceof ParleyError && !retryable(e.status)) throw e;
+      return false;
+    }
+    return TERMINAL_RUN_STATUSES.has(state?.run?.status) && Number(state.lastSeq) <= lastSeq;
   }
 
   /**
    * Follows a run through a reducer: `onChange(reducer, event)` after every event. Pass the reducer of
    * a run already partly shown (and its lastSeq as `after`) to continue it.
    */
-  watch(runId, { after, reducer = new RunReducer(), onChange = () => {}, onStatus } = {}) {
+  watch(runId, { after, reducer = new RunReducer(), onChange = () => {}, onStatus, signal } = {}) {
     const handle = this.stream(runId, {
       after: after ?? reducer.lastSeq,
       onStatus,
+      signal,
       onEvent: (event) => {
         reducer.apply(event);
         onChange(reducer, event);
@@ -198,8 +289,62 @@ export class ParleyClient {
 }
 
 /**
- * Reads an SSE body, calling `deliver` with each parsed run event; `deliver` returns true at the
- * terminal event. Resolves true when the terminal event was read, false when the body just ended.
+ * One connection to a run's stream: resolves 'ended' after the terminal event, 'closed' when a 200 event
+ * stream ended without it, 'failed' for a network error or an answer worth asking again (408, 429, 5xx);
+ * throws a ParleyError for any other answer. Its own AbortController is linked to `signal` only while it
+ * runs, so reconnecting leaves no listener behind.
+ */
+async function connect(client, runId, handle, onEvent, onStatus, signal) {
+  const attempt = new AbortController();
+  const abort = () => attempt.abort();
+  signal.addEventListener('abort', abort);
+  try {
+    const url = `${client.baseUrl}/runs/${encodeURIComponent(runId)}/stream?lastEventId=${handle.lastSeq}`;
+    let response;
+    try {
+      response = await client.fetch(url, {
+        headers: {
+          Accept: 'text/event-stream',
+          'Last-Event-ID': String(handle.lastSeq),
+          ...(await client.headersFor('GET', url)),
+        },
+        signal: attempt.signal,
+      });
+    } catch {
+      return 'failed';
+    }
+    if (!response.ok) {
+      const { json } = await readJson(response);
+      if (retryable(response.status)) return 'failed';
+      throw new ParleyError(response.status, json);
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.toLowerCase().startsWith('text/event-stream')) {
+      response.body?.cancel().catch(() => {});
+      throw unexpected(response.status, `expected an event stream, got ${type || 'no content type'}`);
+    }
+    onStatus('open', { lastSeq: handle.lastSeq });
+    try {
+      return await readEvents(response.body, (event) => {
+        if (event.seq <= handle.lastSeq) return false;
+        handle.lastSeq = event.seq;
+        onEvent(event);
+        return isTerminal(event.event);
+      });
+    } catch (e) {
+      if (e instanceof ParleyError) throw e;
+      return 'failed';
+    }
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/**
+ * Reads an SSE body, calling `deliver` with each parsed run event; `deliver` returns true at the terminal
+ * event. Resolves 'ended' when the terminal event was read, 'closed' when the body ended before; rejects
+ * with a ParleyError for an event that is not a run event, and with the read's error when the connection
+ * broke.
  */
 async function readEvents(body, deliver) {
   const reader = body.getReader();
@@ -209,7 +354,7 @@ async function readEvents(body, deliver) {
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return false;
+      if (done) return 'closed';
       buffer += decoder.decode(value, { stream: true });
       let newline;
       while ((newline = buffer.indexOf('\n')) >= 0) {
@@ -218,9 +363,9 @@ async function readEvents(body, deliver) {
         if (line.endsWith('\r')) line = line.slice(0, -1);
         if (line === '') {
           if (data.length > 0) {
-            const event = JSON.parse(data.join('\n'));
+            const event = parseEvent(data.join('\n'));
             data = [];
-            if (deliver(event)) return true;
+            if (deliver(event)) return 'ended';
           }
         } else if (line.startsWith('data:')) {
           data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
@@ -230,4 +375,17 @@ async function readEvents(body, deliver) {
   } finally {
     reader.cancel().catch(() => {});
   }
+}
+
+function parseEvent(text) {
+  let event;
+  try {
+    event = JSON.parse(text);
+  } catch {
+    throw unexpected(200, `an event stream with an event that is not JSON: ${text.slice(0, 80)}`);
+  }
+  if (!Number.isSafeInteger(event?.seq) || typeof event.event !== 'object' || event.event === null) {
+    throw unexpected(200, `an event stream with an event that is not a run event: ${text.slice(0, 80)}`);
+  }
+  return event;
 }

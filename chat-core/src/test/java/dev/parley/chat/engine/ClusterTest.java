@@ -285,4 +285,34 @@ class ClusterTest extends EngineTestSupport {
         assertThat(outcomes).filteredOn(ErrorCode.CONFLICT::equals).hasSize(1);
         assertThat(store.findThreadRuns(thread, java.util.EnumSet.allOf(RunStatus.class))).hasSize(1);
     }
+
+    /**
+     * Review defect 6: a store error while taking a dead instance's run over must not leave the run in
+     * memory without an end (and its lease renewed for good). The seq reservation the take-over makes
+     * before logging the end fails here: the end is logged regardless, and the run ends INTERRUPTED.
+     */
+    @Test
+    void aStoreErrorWhileTakingARunOverStillEndsTheRun() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
+        java.util.concurrent.atomic.AtomicInteger failedReservations = new java.util.concurrent.atomic.AtomicInteger();
+        ChatStore failingOnce = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("reserveSeq") && failedReservations.getAndIncrement() == 0) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: reserving seqs");
+            }
+            return proceed.call();
+        });
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
+        storeOfA.kill();
+        hub.disconnect("a");
+
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("next")), failingOnce);
+        await(() -> store.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
+                "b to take the run over");
+        assertThat(failedReservations.get()).as("the take-over's reservation failed").isPositive();
+        RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
+        awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
 }

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Finds the caller (the owner of threads) of an HTTP request. Every Parley endpoint asks it first; a
  * request without an owner is answered 401. Define a bean of this type to use your own scheme; the
- * default uses Spring Security's principal when Spring Security is present.
+ * default uses Spring Security's principal when Spring Security is present (see {@code parley.owner.mode}).
  *
  * <p>Implementations must be thread-safe and fast.
  */

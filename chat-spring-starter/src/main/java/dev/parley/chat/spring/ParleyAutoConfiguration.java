@@ -6,8 +6,8 @@ import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.spring.internal.CompositeEngineListener;
-import dev.parley.chat.spring.internal.Heartbeats;
 import dev.parley.chat.spring.internal.ParleyMetrics;
+import dev.parley.chat.spring.internal.SseStreams;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -84,9 +84,9 @@ public class ParleyAutoConfiguration {
     static class Metrics {
         @Bean
         @ConditionalOnMissingBean
-        ParleyMetrics parleyMetrics(MeterRegistry registry, ObjectProvider<Heartbeats> heartbeats) {
+        ParleyMetrics parleyMetrics(MeterRegistry registry, ObjectProvider<SseStreams> sseStreams) {
             return new ParleyMetrics(registry, () -> {
-                Heartbeats streams = heartbeats.getIfAvailable();
+                SseStreams streams = sseStreams.getIfAvailable();
                 return streams == null ? 0 : streams.openStreams();
             });
         }

@@ -23,6 +23,9 @@ import reactor.core.scheduler.Schedulers;
  * <p>Each subscription is one engine subscription feeding one sink, with the downstream's demand passed
  * on to the engine; heartbeats come from Reactor's shared parallel scheduler. An idle stream costs a few
  * hundred bytes here, so WebFlux hosts can hold many thousands of open streams.
+ *
+ * <p>For WebFlux: Spring MVC writes a returned {@code Flux} with blocking writes on its task executor, so
+ * clients that stop reading would hold its threads; MVC controllers use {@link ParleySse}.
  */
 public final class ParleyFlux {
     private static final ServerSentEvent<String> PING = ServerSentEvent.<String>builder().comment("ping").build();

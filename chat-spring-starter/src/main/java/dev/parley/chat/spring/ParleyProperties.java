@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /** Everything Parley's auto-configuration reads, under {@code parley.*}. */
 @ConfigurationProperties("parley")
@@ -102,6 +103,17 @@ public class ParleyProperties {
         private Duration heartbeat = Duration.ofSeconds(15);
         /** The largest request body the endpoints read, in bytes. */
         private int maxRequestBytes = 1_048_576;
+        /**
+         * The most event text one SSE stream holds for a client that reads slower than its run writes. From
+         * half of it the stream asks the engine for no more events; an event that would take it past the
+         * whole while it holds half (only large events can) cuts the stream, and the client reconnects.
+         */
+        private DataSize streamBufferSize = DataSize.ofKilobytes(256);
+        /**
+         * How long an SSE client may take none of the data waiting for it before its stream is cut (the
+         * response completes and the client reconnects with its cursor). No thread waits meanwhile.
+         */
+        private Duration streamWriteTimeout = Duration.ofSeconds(30);
 
         public boolean isEnabled() {
             return enabled;
@@ -134,13 +146,30 @@ public class ParleyProperties {
         public void setMaxRequestBytes(int maxRequestBytes) {
             this.maxRequestBytes = maxRequestBytes;
         }
+
+        public DataSize getStreamBufferSize() {
+            return streamBufferSize;
+        }
+
+        public void setStreamBufferSize(DataSize streamBufferSize) {
+            this.streamBufferSize = streamBufferSize;
+        }
+
+        public Duration getStreamWriteTimeout() {
+            return streamWriteTimeout;
+        }
+
+        public void setStreamWriteTimeout(Duration streamWriteTimeout) {
+            this.streamWriteTimeout = streamWriteTimeout;
+        }
     }
 
     /** How the caller (the owner of threads) is found for each request. */
     public static class Owner {
         /**
          * AUTO: Spring Security's principal when Spring Security is present, else the fixed owner when
-         * one is set, else the header. SECURITY, HEADER and FIXED force one.
+         * one is set, else the application refuses to start (the header is trusted only when HEADER is
+         * chosen explicitly). SECURITY, HEADER and FIXED force one.
          */
         private OwnerMode mode = OwnerMode.AUTO;
         /** The request header naming the owner in HEADER mode. Unsafe unless a trusted proxy sets it. */
@@ -197,7 +226,7 @@ public class ParleyProperties {
         private Duration messageFlushInterval = Duration.ofSeconds(1);
         /** How long a runtime may take to confirm a cancel before the engine ends the run itself. */
         private Duration cancelGracePeriod = Duration.ofSeconds(10);
-        /** Threads that deliver events to subscribers (SSE streams write on them). */
+        /** Threads that deliver events to subscribers (SSE streams format events on them, never wait on a client). */
         private int deliveryThreads = ChatEngine.Builder.DEFAULT_DELIVERY_THREADS;
 
         public DoubleTexting getDoubleTexting() {

@@ -2,9 +2,10 @@ package dev.parley.chat.spring;
 
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.internal.ChatController;
-import dev.parley.chat.spring.internal.Heartbeats;
 import dev.parley.chat.spring.internal.JsonBodies;
 import dev.parley.chat.spring.internal.OwnerResolvers;
+import dev.parley.chat.spring.internal.SseStreams;
+import jakarta.servlet.WriteListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,7 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Parley on a servlet web application: the owner resolver, the SSE helper ({@link ParleySse}) and the REST
@@ -22,7 +23,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  */
 @AutoConfiguration(after = ParleyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnClass(SseEmitter.class)
+@ConditionalOnClass({DispatcherServlet.class, WriteListener.class})
 @ConditionalOnBean(ChatEngine.class)
 public class ParleyWebAutoConfiguration {
 
@@ -34,14 +35,19 @@ public class ParleyWebAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public Heartbeats parleyHeartbeats(ParleyProperties properties) {
-        return new Heartbeats(properties.getWeb().getHeartbeat());
+    public SseStreams parleySseStreams(ParleyProperties properties) {
+        ParleyProperties.Web web = properties.getWeb();
+        long buffer = web.getStreamBufferSize().toBytes();
+        if (buffer > Integer.MAX_VALUE) {
+            throw new IllegalStateException("parley.web.stream-buffer-size must be under 2 GB, got " + web.getStreamBufferSize());
+        }
+        return new SseStreams(web.getHeartbeat(), (int) buffer, web.getStreamWriteTimeout());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public ParleySse parleySse(ChatEngine engine, Heartbeats heartbeats) {
-        return new ParleySse(engine, heartbeats);
+    public ParleySse parleySse(ChatEngine engine, SseStreams streams) {
+        return new ParleySse(engine, streams);
     }
 
     @Bean

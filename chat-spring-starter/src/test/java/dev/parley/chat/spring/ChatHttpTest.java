@@ -72,6 +72,27 @@ class ChatHttpTest {
     }
 
     @Test
+    void sessionsArePagedByCursorEachOnceAndTheLastPageSaysSo() {
+        String owner = "pager-" + System.nanoTime();
+        java.util.Set<String> created = new java.util.HashSet<>();
+        for (int i = 0; i < 5; i++) {
+            created.add(newSession(owner));
+        }
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JsonNode page = http.get(owner, "/api/chat/sessions?limit=2" + (cursor == null ? "" : "&cursor=" + cursor))
+                    .json();
+            page.get("items").forEach(item -> seen.add(item.get("id").asText()));
+            cursor = page.has("nextCursor") ? page.get("nextCursor").asText() : null;
+            pages++;
+        } while (cursor != null && pages < 10);
+        assertThat(pages).isEqualTo(3);
+        assertThat(seen).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(created);
+    }
+
+    @Test
     void aDroppedStreamResumesWithExactlyTheMissingEvents() throws Exception {
         String session = newSession(ALICE);
         String runId = startRun(ALICE, session, "slow please").get("runId").asText();
@@ -247,7 +268,7 @@ class ChatHttpTest {
                 http.post(ALICE, "/api/chat/sessions/" + session + "/runs", "{\"message\":\"hi\",\"maxIterations\":0}"),
                 http.post(ALICE, "/api/chat/sessions/" + session + "/runs", "{\"message\":\"hi\",\"context\":\"nope\"}"),
                 http.get(ALICE, "/api/chat/sessions?limit=-1"),
-                http.get(ALICE, "/api/chat/sessions?offset=abc"),
+                http.get(ALICE, "/api/chat/sessions?cursor=not-a-cursor"),
                 http.get(ALICE, "/api/chat/sessions/" + session + "/messages?before=no-such-message"),
                 http.call(ALICE, "PATCH", "/api/chat/sessions/" + session, "{\"title\":\"\"}"),
                 http.post(ALICE, "/api/chat/sessions", "{\"title\":7}"));
@@ -283,6 +304,65 @@ class ChatHttpTest {
         });
         assertThat(userTexts).as("only the valid messages were stored").containsExactly("hello");
         assertThat(view.get("thread").get("title").asText()).isEqualTo("hello");
+    }
+
+    @Test
+    void bodiesThatAreNotJsonAreRefusedWith415AndChangeNothing() throws Exception {
+        String carol = "carol-" + System.nanoTime();
+        List<Reply> refused = new ArrayList<>(List.of(
+                http.send(carol, "POST", "/api/chat/sessions", "text/plain", "{\"title\":\"from a form\"}"),
+                http.send(carol, "POST", "/api/chat/sessions", "text/plain;charset=UTF-8", "{}"),
+                http.send(carol, "POST", "/api/chat/sessions", "application/x-www-form-urlencoded", "title=from+a+form"),
+                http.send(carol, "POST", "/api/chat/sessions", "multipart/form-data; boundary=x", "--x--"),
+                http.send(carol, "POST", "/api/chat/sessions", null, "{\"title\":\"no type\"}"),
+                http.send(carol, "POST", "/api/chat/sessions", null, null),
+                http.send(carol, "POST", "/api/chat/sessions", "application/jsonp", "{}"),
+                http.send(carol, "POST", "/api/chat/sessions", "not a media type", "{}")));
+        assertThat(http.get(carol, "/api/chat/sessions").json().get("items")).as("no session was created").isEmpty();
+
+        String session = newSession(carol);
+        JsonNode run = startRun(carol, session, "clarify me");
+        String runId = run.get("runId").asText();
+        String answerId = run.get("assistantMessageId").asText();
+        awaitState(carol, runId, "WAITING_FOR_INPUT");
+        refused.addAll(List.of(
+                http.send(carol, "POST", "/api/chat/sessions/" + session + "/runs", "text/plain", "{\"message\":\"forged\"}"),
+                http.send(carol, "POST", "/api/chat/sessions/" + session + "/runs", null, "{\"message\":\"forged\"}"),
+                http.send(carol, "PATCH", "/api/chat/sessions/" + session, "text/plain", "{\"title\":\"forged\"}"),
+                http.send(carol, "POST", "/api/chat/runs/" + runId + "/resume", "application/x-www-form-urlencoded",
+                        "clarifyId=ask-1&answer=Paris"),
+                http.send(carol, "POST", "/api/chat/messages/" + answerId + "/feedback", "text/plain", "{\"rating\":\"down\"}"),
+                http.send(carol, "POST", "/api/chat/runs/" + runId + "/cancel", "text/plain", ""),
+                http.send(carol, "POST", "/api/chat/runs/" + runId + "/cancel", "text/plain", "x"),
+                http.send(carol, "POST", "/api/chat/runs/" + runId + "/cancel", null, "x"),
+                http.send(carol, "DELETE", "/api/chat/sessions/" + session, "application/x-www-form-urlencoded", "a=b")));
+        for (Reply reply : refused) {
+            assertThat(reply.status()).as(reply.body()).isEqualTo(415);
+            assertThat(reply.contentType()).startsWith("application/problem+json");
+            assertThat(reply.json().get("code").asText()).isEqualTo("UNSUPPORTED_MEDIA_TYPE");
+            assertThat(reply.json().get("type").asText()).isEqualTo("urn:parley:error:unsupported-media-type");
+            assertThat(reply.json().get("detail").asText()).contains("application/json");
+            assertThat(reply.headers().firstValue("Accept")).contains("application/json");
+        }
+        JsonNode state = awaitState(carol, runId, "WAITING_FOR_INPUT");
+        assertThat(state.get("pendingClarifies")).as("the clarify is still open").hasSize(1);
+        JsonNode view = http.get(carol, "/api/chat/sessions/" + session).json();
+        assertThat(view.get("thread").get("title").asText()).isEqualTo("clarify me");
+        assertThat(view.get("messages").findValuesAsText("text")).doesNotContain("forged");
+        assertThat(store.findFeedback(answerId, carol)).isEmpty();
+        assertThat(http.get(carol, "/api/chat/sessions").json().get("items")).hasSize(1);
+
+        assertThat(http.send(carol, "POST", "/api/chat/sessions", "application/json; charset=utf-8", "{}").status())
+                .isEqualTo(201);
+        assertThat(http.send(carol, "PATCH", "/api/chat/sessions/" + session, "application/merge-patch+json",
+                "{\"title\":\"Renamed\"}").status()).isEqualTo(200);
+        assertThat(http.send(carol, "POST", "/api/chat/runs/" + runId + "/cancel", null, null).status())
+                .as("an endpoint without a body needs no content type").isEqualTo(202);
+        awaitState(carol, runId, "CANCELLED");
+        assertThat(http.send(carol, "GET", "/api/chat/sessions", "text/plain", null).status())
+                .as("a GET without a body changes nothing: its content type does not matter").isEqualTo(200);
+        assertThat(http.send(carol, "GET", "/api/chat/sessions", "text/plain", "x").status())
+                .as("but a body must be JSON on every endpoint").isEqualTo(415);
     }
 
     private String startRunAnswer(String session) {

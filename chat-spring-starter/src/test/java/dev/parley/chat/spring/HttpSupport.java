@@ -20,7 +20,7 @@ import java.util.function.Predicate;
 final class HttpSupport {
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    record Reply(int status, String contentType, String body) {
+    record Reply(int status, String contentType, String body, java.net.http.HttpHeaders headers) {
         JsonNode json() {
             return ChatJson.shared().readTree(body);
         }
@@ -44,17 +44,24 @@ final class HttpSupport {
     }
 
     Reply call(String owner, String method, String path, String body) {
+        return send(owner, method, path, "application/json", body);
+    }
+
+    /** A request with this content type (null: no Content-Type header) and body (null: none). */
+    Reply send(String owner, String method, String path, String contentType, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                        : HttpRequest.BodyPublishers.ofString(body))
-                .header("Content-Type", "application/json");
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            request.header("Content-Type", contentType);
+        }
         if (owner != null) {
             request.header("X-Parley-Owner", owner);
         }
         try {
             HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                    response.body());
+                    response.body(), response.headers());
         } catch (IOException e) {
             throw new AssertionError(e);
         } catch (InterruptedException e) {

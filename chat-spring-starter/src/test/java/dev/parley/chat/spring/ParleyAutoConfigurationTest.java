@@ -20,12 +20,16 @@ import dev.parley.chat.testing.Scripts;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.mock.web.MockHttpServletRequest;
 import reactor.core.publisher.Flux;
 
@@ -150,6 +154,55 @@ class ParleyAutoConfigurationTest {
     }
 
     @Test
+    void withoutSpringSecurityOrAnExplicitModeTheOwnerHeaderIsNotTrustedAndTheStartFails() {
+        MockHttpServletRequest spoofed = new MockHttpServletRequest();
+        spoofed.addHeader("X-Parley-Owner", "victim");
+        WebApplicationContextRunner noSecurity = new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withClassLoader(new FilteredClassLoader("org.springframework.security"));
+        for (String[] properties : List.of(new String[0], new String[] {"parley.owner.mode=AUTO"},
+                new String[] {"parley.owner.fixed= "})) {
+            noSecurity.withPropertyValues(properties).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("parley.owner.mode=HEADER")
+                        .hasMessageContaining("parley.owner.fixed")
+                        .hasMessageContaining("Spring Security");
+            });
+        }
+        noSecurity.withPropertyValues("parley.owner.mode=HEADER")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("victim"));
+        noSecurity.withPropertyValues("parley.owner.fixed=demo")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("demo"));
+        noSecurity.withPropertyValues("parley.owner.mode=FIXED", "parley.owner.fixed=demo")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("demo"));
+        noSecurity.withBean(OwnerResolver.class, () -> request -> "host-decides")
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed)).isEqualTo("host-decides"));
+        new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .run(context -> assertThat(context.getBean(OwnerResolver.class).ownerOf(spoofed))
+                        .as("Spring Security present: its principal, and there is none").isNull());
+    }
+
+    @Test
+    void theRefusedStartExplainsWhatToSet() {
+        new WebApplicationContextRunner().withConfiguration(PARLEY)
+                .withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withClassLoader(new FilteredClassLoader("org.springframework.security"))
+                .run(context -> {
+                    FailureAnalysis analysis = SpringFactoriesLoader.forDefaultResourceLocation()
+                            .load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((m, e) -> { }))
+                            .stream()
+                            .map(analyzer -> analyzer.analyze(context.getStartupFailure()))
+                            .filter(Objects::nonNull)
+                            .findFirst().orElseThrow(() -> new AssertionError("no failure analyzer explains the failure"));
+                    assertThat(analysis.getDescription()).contains("X-Parley-Owner").contains("anyone");
+                    assertThat(analysis.getAction()).contains("parley.owner.mode=HEADER")
+                            .contains("parley.owner.fixed").contains("Spring Security");
+                });
+    }
+
+    @Test
     void engineSettingsHostActionsAndListenersAreApplied() {
         List<String> finished = new CopyOnWriteArrayList<>();
         EngineListener listener = new EngineListener() {
@@ -158,7 +211,11 @@ class ParleyAutoConfigurationTest {
                 finished.add(run.id());
             }
         };
-        HostAction action = new HostAction(new HostToolSpec("lookup", "finds", "{}"), call -> "found");
+        java.util.concurrent.CountDownLatch secondStarted = new java.util.concurrent.CountDownLatch(1);
+        HostAction action = new HostAction(new HostToolSpec("lookup", "finds", "{}"), call -> {
+            secondStarted.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            return "found";
+        });
         ScriptedRuntime scripted = ScriptedRuntime.playing(Scripts.callsHostAction("lookup", "{}"));
         web.withBean(RuntimeAdapter.class, () -> scripted)
                 .withBean(EngineListener.class, () -> listener)
@@ -171,6 +228,7 @@ class ParleyAutoConfigurationTest {
                             .hasMessageContaining("longer than 5");
                     String first = engine.startRun("u", thread, StartRun.of("one")).runId();
                     assertThat(engine.startRun("u", thread, StartRun.of("two")).status()).isEqualTo(RunStatus.QUEUED);
+                    secondStarted.countDown();
                     long deadline = System.currentTimeMillis() + 10_000;
                     while (finished.size() < 2 && System.currentTimeMillis() < deadline) {
                         Thread.sleep(10);
@@ -224,6 +282,21 @@ class ParleyAutoConfigurationTest {
                 });
         web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
                 .run(context -> assertThat(context).doesNotHaveBean(ParleyMetrics.class));
+    }
+
+    @Test
+    void badStreamSettingsFailTheStartWithTheirName() {
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-write-timeout=0s")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("stream-write-timeout must be positive"));
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-buffer-size=100B")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("stream buffer must be at least 1 KiB"));
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.web.stream-buffer-size=1MB", "parley.web.stream-write-timeout=5s")
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test

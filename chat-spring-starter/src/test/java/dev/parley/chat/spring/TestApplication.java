@@ -27,10 +27,24 @@ public class TestApplication {
         if (message.contains("tools")) {
             return Scripts.toolsAndTodos();
         }
+        if (message.contains("flood")) {
+            return flood(2_000, 2_048);
+        }
         if (message.contains("fail")) {
             return Scripts.failsWith("RUNTIME_FAILED", "the model provider answered 500");
         }
         return Scripts.answer("Hello from the scripted runtime.");
+    }
+
+    /** Streams {@code deltas} text deltas of {@code size} characters each as fast as it can, then succeeds. */
+    static ScriptedRuntime.Script flood(int deltas, int size) {
+        return (request, p) -> {
+            String chunk = "x".repeat(size - 1) + " ";
+            for (int i = 0; i < deltas; i++) {
+                p.text(chunk);
+            }
+            p.finish();
+        };
     }
 
     @Bean

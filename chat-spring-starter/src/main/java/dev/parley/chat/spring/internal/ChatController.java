@@ -8,12 +8,14 @@ import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.engine.ThreadPage;
 import dev.parley.chat.engine.ThreadUpdate;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleySse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +23,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -34,11 +37,11 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
  * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}. Bodies are
- * JSON written by Parley's codec; errors are RFC 9457 problem details carrying the error code.
+ * JSON written by Parley's codec, and must be declared JSON ({@code 415} otherwise, see {@link JsonBodies});
+ * errors are RFC 9457 problem details carrying the error code.
  */
 @RestController
 @RequestMapping("${parley.web.base-path:/api/chat}")
@@ -70,15 +73,16 @@ public class ChatController {
 
     @GetMapping("/sessions")
     public ResponseEntity<byte[]> listSessions(HttpServletRequest request,
-            @RequestParam(name = "offset", required = false) @Nullable String offset,
+            @RequestParam(name = "cursor", required = false) @Nullable String cursor,
             @RequestParam(name = "limit", required = false) @Nullable String limit) {
         String owner = owner(request);
-        int from = intParam("offset", offset, 0);
         int size = intParam("limit", limit, engineDefaultPage());
-        List<ChatThread> threads = engine.listThreads(owner, from, size);
+        ThreadPage threads = engine.listThreads(owner, cursor == null || cursor.isEmpty() ? null : cursor, size);
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", threads);
-        page.put("offset", from);
+        page.put("items", threads.threads());
+        if (threads.nextCursor() != null) {
+            page.put("nextCursor", threads.nextCursor());
+        }
         page.put("limit", size);
         return JsonBodies.ok(page);
     }
@@ -138,11 +142,11 @@ public class ChatController {
     }
 
     @GetMapping(path = "/runs/{runId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    public SseEmitter stream(HttpServletRequest request, @PathVariable("runId") String runId,
+    public void stream(HttpServletRequest request, HttpServletResponse response, @PathVariable("runId") String runId,
             @RequestHeader(name = "Last-Event-ID", required = false) @Nullable String lastEventIdHeader,
             @RequestParam(name = "lastEventId", required = false) @Nullable String lastEventIdParam) {
         String cursor = lastEventIdHeader != null && !lastEventIdHeader.isBlank() ? lastEventIdHeader : lastEventIdParam;
-        return sse.emitter(owner(request), runId, cursor);
+        sse.stream(request, response, owner(request), runId, cursor);
     }
 
     @GetMapping("/runs/{runId}/state")
@@ -215,6 +219,14 @@ public class ChatController {
                 request.getRequestURI());
     }
 
+    @ExceptionHandler(UnsupportedMediaType.class)
+    public ResponseEntity<byte[]> unsupportedMediaType(UnsupportedMediaType e, HttpServletRequest request) {
+        ResponseEntity<byte[]> problem = Problems.of(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
+                e.getMessage(), request.getRequestURI());
+        return ResponseEntity.status(problem.getStatusCode()).headers(problem.getHeaders())
+                .header(HttpHeaders.ACCEPT, MediaType.APPLICATION_JSON_VALUE).body(problem.getBody());
+    }
+
     @ExceptionHandler(RuntimeException.class)
     public ResponseEntity<byte[]> unexpected(RuntimeException e, HttpServletRequest request) {
         log.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
@@ -222,7 +234,9 @@ public class ChatController {
                 request.getRequestURI());
     }
 
+    /** Every endpoint starts here: a body that is not JSON is refused, then the caller is found. */
     private String owner(HttpServletRequest request) {
+        JsonBodies.refuseNonJson(request);
         String owner = owners.ownerOf(request);
         if (owner == null || owner.isBlank()) {
             throw new Unauthenticated();

@@ -11,24 +11,75 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
 /**
  * Request and response bodies, read and written with Parley's own JSON codec (Jackson 2) whatever JSON
  * setup the host's MVC uses (Spring Boot 4 uses Jackson 3): Parley's endpoints take and give bytes.
+ *
+ * <p>Bodies must be declared JSON ({@code application/json} or any {@code application/*+json}, with any
+ * parameters): a browser sends a cross-site form ({@code text/plain}, {@code application/x-www-form-urlencoded},
+ * {@code multipart/form-data}) without asking, but a JSON request from another site only after a CORS
+ * preflight, so refusing everything else keeps forms from starting runs where CSRF protection is off.
  */
 public final class JsonBodies {
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
     private final int maxBytes;
 
     public JsonBodies(int maxBytes) {
         this.maxBytes = maxBytes;
     }
 
-    /** The request body as a JSON object; an empty body is an empty object. */
+    /**
+     * Refuses, before anything is done, a request with a body that is not declared JSON (on any endpoint)
+     * or an unsafe request declaring a content type other than JSON (a form posted without fields).
+     *
+     * @throws UnsupportedMediaType for such a request
+     */
+    public static void refuseNonJson(HttpServletRequest request) {
+        String type = request.getContentType();
+        boolean declaresOther = type != null && !isJson(type);
+        boolean body = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+        if (body ? type == null || declaresOther : declaresOther && !SAFE_METHODS.contains(request.getMethod())) {
+            throw notJson(type);
+        }
+    }
+
+    /** Whether a Content-Type value names JSON: application/json or application/*+json, any parameters. */
+    static boolean isJson(@Nullable String contentType) {
+        if (contentType == null) {
+            return false;
+        }
+        try {
+            MediaType type = MediaType.parseMediaType(contentType);
+            return type.getType().equals("application")
+                    && (type.getSubtype().equals("json") || type.getSubtype().endsWith("+json"));
+        } catch (InvalidMediaTypeException e) {
+            return false;
+        }
+    }
+
+    private static UnsupportedMediaType notJson(@Nullable String type) {
+        return new UnsupportedMediaType("the request body must be JSON, sent with Content-Type: application/json; got "
+                + (type == null ? "no Content-Type" : "'" + type + "'"));
+    }
+
+    /**
+     * The request body as a JSON object; an empty body is an empty object.
+     *
+     * @throws UnsupportedMediaType unless the request declares JSON, even with an empty body
+     * @throws ChatException INVALID_INPUT for a body that is too large or not a JSON object
+     */
     public JsonNode object(HttpServletRequest request) {
+        if (!isJson(request.getContentType())) {
+            throw notJson(request.getContentType());
+        }
         byte[] bytes = read(request);
         if (bytes.length == 0) {
             return ChatJson.shared().objectNode();

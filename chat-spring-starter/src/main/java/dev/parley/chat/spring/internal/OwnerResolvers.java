@@ -16,7 +16,13 @@ public final class OwnerResolvers {
     private OwnerResolvers() {
     }
 
-    /** The resolver the properties ask for (see {@link ParleyProperties.Owner#getMode()}). */
+    /**
+     * The resolver the properties ask for (see {@link ParleyProperties.Owner#getMode()}). AUTO never falls
+     * back to the header: anyone can send it, so only an explicit HEADER trusts it.
+     *
+     * @throws OwnerModeNotChosen in AUTO mode without Spring Security and without a fixed owner
+     * @throws IllegalStateException for SECURITY without Spring Security, or FIXED without a fixed owner
+     */
     public static OwnerResolver fromProperties(ParleyProperties.Owner owner, @Nullable ClassLoader classLoader) {
         boolean securityPresent = ClassUtils.isPresent(SECURITY_CONTEXT, classLoader);
         switch (owner.getMode()) {
@@ -33,10 +39,10 @@ public final class OwnerResolvers {
                 if (securityPresent) {
                     return SecurityOwner.resolver();
                 }
-                if (owner.getFixed() != null) {
+                if (owner.getFixed() != null && !owner.getFixed().isBlank()) {
                     return fixed(owner.getFixed());
                 }
-                return header(owner.getHeader());
+                throw new OwnerModeNotChosen(owner.getHeader());
         }
     }
 

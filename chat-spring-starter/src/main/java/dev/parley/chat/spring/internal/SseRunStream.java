@@ -4,108 +4,198 @@ import dev.parley.chat.engine.BatchingSubscriber;
 import dev.parley.chat.engine.SlowConsumerException;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
+import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.MediaType;
-import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter;
-import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 /**
- * Writes one run's events to one SSE response: {@code id:} is the event's seq, {@code event:} its type,
- * {@code data:} the run event as JSON. The stream closes after the terminal event. A client that goes
- * away only cancels this subscription, never the run. No thread is held while the stream is idle:
- * events are written on the engine's delivery threads, heartbeats on the heartbeat thread.
+ * Writes one run's events to one SSE response with the servlet container's non-blocking output: {@code id:}
+ * is the event's seq, {@code event:} its type, {@code data:} the run event as JSON. The stream closes after
+ * the terminal event. A client that goes away only cancels this subscription, never the run.
  *
- * <p>Events are formatted as they arrive and written with one flush per burst the engine delivers
- * ({@link BatchingSubscriber#onBatchEnd()}), or sooner when the buffer passes {@link #FLUSH_CHARS}: a
- * fast run costs one write per burst, not one per token, and a slow one still goes out event by event.
+ * <p><b>No thread waits for a client.</b> Events arrive on the engine's delivery threads, heartbeats and
+ * stall checks on the {@link SseStreams} timer, "writable again" callbacks on container threads; each of
+ * them appends to this stream's buffer and writes only while {@link ServletOutputStream#isReady()} says the
+ * connection takes data at once. The container calls back when a full connection drains. So a client that
+ * stops reading holds no delivery thread, no heartbeat thread and no container thread, and an idle stream
+ * holds no thread at all. The lock guarding the buffer is only ever held for a non-blocking write.
+ *
+ * <p><b>One flush per burst.</b> Events are formatted as they arrive and written with one flush per burst
+ * the engine delivers ({@link BatchingSubscriber#onBatchEnd()}), or sooner once {@link #FLUSH_CHARS} (or a
+ * quarter of the buffer, if less) wait.
+ *
+ * <p><b>Bounded buffer.</b> With a buffer limit of B bytes ({@code parley.web.stream-buffer-size}): the
+ * stream asks the engine for as many events as fit in what is free of B/2 at the size of the recent largest
+ * (at most {@link #WINDOW} ahead), and for none while the buffer holds B/2 or more, so a slow client is fed
+ * at its own pace (the engine keeps the events in its log, and cuts a live subscriber that falls more than
+ * {@code subscriber-lag-limit} events behind); an event that would take the buffer past B while it already
+ * holds B/2 (possible only with an event far larger than the recent ones) cuts the stream. So a stream
+ * holds about B bytes at most, or B/2 plus one event larger than that. A stream whose client has taken none
+ * of the data waiting for it for {@code parley.web.stream-write-timeout} is cut too; the stall is measured
+ * from the container's last "writable" report, so it allows one write ({@link #FLUSH_CHARS} at most) per
+ * timeout. A cut completes the response after what was already written (whole events only); the client
+ * reconnects with its cursor ({@code Last-Event-ID}) and gets the rest from the engine, as after a
+ * slow-consumer cut.
+ *
+ * <p>Rejected alternative: a per-stream hand-off to a pool of writer threads doing blocking
+ * {@code SseEmitter} sends. A stalled socket would still hold a writer thread until the container's own
+ * write timeout (60 s on Tomcat), a bounded pool would starve again with as many stalled clients, and an
+ * unbounded one would grow a thread per stalled client.
  */
-final class SseRunStream implements BatchingSubscriber<RunEvent> {
+final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.OpenStream {
     private static final Logger log = LoggerFactory.getLogger(SseRunStream.class);
-    private static final int WINDOW = 256;
+    /** The most events asked of the engine ahead of what was received. */
+    static final int WINDOW = 256;
+    /** A burst is written before its end once this many characters wait. */
     static final int FLUSH_CHARS = 64 * 1024;
-    private static final MediaType TEXT_UTF8 = new MediaType("text", "plain", StandardCharsets.UTF_8);
+    private static final byte[] PING = ":ping\n\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final SseEmitter emitter;
-    private final Heartbeats heartbeats;
-    private final Object writeLock = new Object();
+    private final SseStreams streams;
+    private final AsyncContext async;
+    private final ServletOutputStream out;
+    private final int limit;
+    /** {@link #FLUSH_CHARS}, or a quarter of the buffer if less. */
+    private final int sealChars;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Flow.@Nullable Subscription subscription;
-    private volatile boolean closed;
-    private int outstanding;
-    /** Formatted events not yet written; guarded by {@link #writeLock}. */
-    private final StringBuilder pending = new StringBuilder();
 
-    SseRunStream(SseEmitter emitter, Heartbeats heartbeats) {
-        this.emitter = emitter;
-        this.heartbeats = heartbeats;
-        emitter.onCompletion(this::clientGone);
-        emitter.onTimeout(this::clientGone);
-        emitter.onError(error -> clientGone());
+    private final Object lock = new Object();
+    // guarded by lock
+    private final StringBuilder pending = new StringBuilder();
+    private final ArrayDeque<byte[]> queue = new ArrayDeque<>();
+    private long queuedBytes;
+    /** The container has said once that the connection takes data; nothing is written before. */
+    private boolean writable;
+    /** Something (at first: the response headers) was written and not flushed. */
+    private boolean dirty = true;
+    /** The engine ended the subscription; the response completes once the buffer is written. */
+    private boolean finishing;
+    private int outstanding;
+    /**
+     * A formatted event's size as the stream sizes its demand: the largest seen, decaying by 1/16 per event,
+     * and at first a sixteenth of the buffer, so that the engine is not asked for more than the buffer's free
+     * half holds.
+     */
+    private long eventChars;
+    private boolean blocked;
+    private long blockedSince;
+
+    private SseRunStream(SseStreams streams, AsyncContext async, ServletOutputStream out) {
+        this.streams = streams;
+        this.async = async;
+        this.out = out;
+        this.limit = streams.bufferLimit();
+        this.sealChars = Math.min(FLUSH_CHARS, limit / 4);
+        this.eventChars = limit / 16;
     }
+
+    /**
+     * Turns the request into an asynchronous SSE response fed by {@code events}. Called on the request's
+     * thread, which returns at once; the response is committed when the container first reports it writable.
+     *
+     * @throws IOException if the response's output cannot be opened
+     * @throws IllegalStateException if the request does not support asynchronous processing
+     */
+    static void start(HttpServletRequest request, HttpServletResponse response, Flow.Publisher<RunEvent> events,
+            SseStreams streams) throws IOException {
+        response.setStatus(HttpServletResponse.SC_OK);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        AsyncContext async = request.startAsync(request, response);
+        async.setTimeout(0);
+        SseRunStream stream = new SseRunStream(streams, async, response.getOutputStream());
+        Connection connection = stream.new Connection();
+        async.addListener(connection);
+        stream.out.setWriteListener(connection);
+        events.subscribe(stream);
+    }
+
+    // ------------------------------------------------------------------ engine signals (delivery threads)
 
     @Override
     public void onSubscribe(Flow.Subscription s) {
         subscription = s;
-        if (closed) {
+        if (closed.get()) {
             s.cancel();
             return;
         }
-        heartbeats.register(this);
-        outstanding = WINDOW;
-        s.request(WINDOW);
+        streams.register(this);
+        if (closed.get()) {
+            streams.unregister(this);
+            s.cancel();
+            return;
+        }
+        long first;
+        synchronized (lock) {
+            first = demand();
+        }
+        request(first);
     }
 
     @Override
     public void onNext(RunEvent event) {
         String json = ChatJson.shared().write(event);
-        synchronized (writeLock) {
-            if (closed) {
+        boolean overflow = false;
+        boolean written = true;
+        long more = 0;
+        synchronized (lock) {
+            if (closed.get()) {
                 return;
             }
-            pending.append("id:").append(event.seq()).append("\nevent:").append(event.type())
-                    .append("\ndata:").append(json).append("\n\n");
-            if (pending.length() >= FLUSH_CHARS) {
-                writePending();
+            outstanding--;
+            eventChars = Math.max(json.length() + 40, eventChars - eventChars / 16);
+            long before = buffered();
+            if (before >= limit / 2 && before + json.length() > limit) {
+                overflow = true;
+            } else {
+                pending.append("id:").append(event.seq()).append("\nevent:").append(event.type())
+                        .append("\ndata:").append(json).append("\n\n");
+                if (pending.length() >= sealChars) {
+                    seal();
+                    written = drain();
+                }
+                more = demand();
             }
         }
-        if (--outstanding <= WINDOW / 2) {
-            int more = WINDOW - outstanding;
-            outstanding = WINDOW;
-            Flow.Subscription s = subscription;
-            if (s != null) {
-                s.request(more);
-            }
+        if (overflow) {
+            cut("its client reads slower than the run writes and the stream's buffer is full");
+        } else if (!written) {
+            clientGone(true);
+        } else {
+            request(more);
         }
     }
 
     @Override
     public void onBatchEnd() {
-        synchronized (writeLock) {
-            writePending();
+        boolean written;
+        long more;
+        synchronized (lock) {
+            if (closed.get()) {
+                return;
+            }
+            seal();
+            written = drain();
+            more = demand();
         }
-    }
-
-    /** Writes and flushes the buffered events; the caller holds {@link #writeLock}. */
-    private void writePending() {
-        if (closed || pending.length() == 0) {
-            pending.setLength(0);
-            return;
-        }
-        String text = pending.toString();
-        pending.setLength(0);
-        if (pending.capacity() > FLUSH_CHARS * 2) {
-            pending.trimToSize();
-        }
-        try {
-            emitter.send(Set.of(new ResponseBodyEmitter.DataWithMediaType(text, TEXT_UTF8)));
-        } catch (IOException | IllegalStateException e) {
-            log.debug("SSE client went away: {}", e.getMessage());
-            clientGone();
+        if (!written) {
+            clientGone(true);
+        } else {
+            request(more);
         }
     }
 
@@ -124,41 +214,256 @@ final class SseRunStream implements BatchingSubscriber<RunEvent> {
         finish();
     }
 
-    void heartbeat() {
-        synchronized (writeLock) {
-            if (closed) {
-                return;
-            }
-            writePending();
-            if (closed) {
-                return;
-            }
-            try {
-                emitter.send(SseEmitter.event().comment("ping"));
-            } catch (IOException | IllegalStateException e) {
-                clientGone();
-            }
-        }
-    }
-
     private void finish() {
-        synchronized (writeLock) {
-            writePending();
-            if (closed) {
+        boolean written;
+        boolean done;
+        synchronized (lock) {
+            if (closed.get()) {
                 return;
             }
-            closed = true;
+            seal();
+            finishing = true;
+            written = drain();
+            done = drained();
         }
-        heartbeats.unregister(this);
-        emitter.complete();
+        if (!written) {
+            clientGone(true);
+        } else if (done) {
+            complete();
+        }
     }
 
-    private void clientGone() {
-        closed = true;
-        heartbeats.unregister(this);
+    // ------------------------------------------------------------------ container callbacks
+
+    /** The container's side: the connection is writable again, failed, or the response is over. */
+    private final class Connection implements WriteListener, AsyncListener {
+        @Override
+        public void onWritePossible() {
+            writePossible();
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            log.debug("SSE client went away: {}", error.toString());
+            clientGone(true);
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            clientGone(true);
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            clientGone(true);
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            clientGone(false);
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            // a stream is started once and never restarted
+        }
+    }
+
+    private void writePossible() {
+        boolean written;
+        boolean done;
+        long more;
+        synchronized (lock) {
+            if (closed.get()) {
+                return;
+            }
+            writable = true;
+            blocked = false;
+            written = drain();
+            done = finishing && drained();
+            more = demand();
+        }
+        if (!written) {
+            clientGone(true);
+        } else if (done) {
+            complete();
+        } else {
+            request(more);
+        }
+    }
+
+    // ------------------------------------------------------------------ timer (SseStreams)
+
+    @Override
+    public void heartbeat() {
+        boolean written;
+        synchronized (lock) {
+            if (closed.get() || !writable || finishing) {
+                return;
+            }
+            if (queue.isEmpty() && pending.length() == 0) {
+                queue.add(PING);
+                queuedBytes += PING.length;
+            }
+            written = drain();
+        }
+        if (!written) {
+            clientGone(true);
+        }
+    }
+
+    @Override
+    public void cutIfStalledSince(long deadlineNanos) {
+        boolean stalled;
+        synchronized (lock) {
+            stalled = blocked && blockedSince - deadlineNanos < 0;
+        }
+        if (stalled) {
+            cut("its client has taken no data for the stream write timeout");
+        }
+    }
+
+    // ------------------------------------------------------------------ the buffer (callers hold the lock)
+
+    private long buffered() {
+        return queuedBytes + pending.length();
+    }
+
+    /** Moves the burst being formatted to the write queue. */
+    private void seal() {
+        if (pending.length() == 0) {
+            return;
+        }
+        byte[] bytes = pending.toString().getBytes(StandardCharsets.UTF_8);
+        pending.setLength(0);
+        if (pending.capacity() > FLUSH_CHARS * 2) {
+            pending.trimToSize();
+        }
+        queue.add(bytes);
+        queuedBytes += bytes.length;
+    }
+
+    /**
+     * Writes queued chunks and flushes while the connection takes data without blocking; when it does not,
+     * the container calls {@link #writePossible()} later.
+     *
+     * @return false if the client is gone (the write failed)
+     */
+    private boolean drain() {
+        if (closed.get() || !writable) {
+            return true;
+        }
+        try {
+            while (!queue.isEmpty()) {
+                if (!out.isReady()) {
+                    markBlocked();
+                    return true;
+                }
+                byte[] chunk = queue.poll();
+                queuedBytes -= chunk.length;
+                out.write(chunk);
+                dirty = true;
+            }
+            if (dirty) {
+                if (!out.isReady()) {
+                    markBlocked();
+                    return true;
+                }
+                out.flush();
+                dirty = false;
+            }
+            blocked = false;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            log.debug("SSE client went away: {}", e.toString());
+            return false;
+        }
+    }
+
+    private void markBlocked() {
+        if (!blocked) {
+            blocked = true;
+            blockedSince = System.nanoTime();
+        }
+    }
+
+    private boolean drained() {
+        return queue.isEmpty() && pending.length() == 0 && !dirty;
+    }
+
+    /**
+     * How many more events to ask of the engine: as many as the free half of the buffer holds at
+     * {@link #eventChars} each (at least one, at most {@link #WINDOW}), asked for once half of them arrived;
+     * none while the buffer is half full.
+     */
+    private long demand() {
+        long room = limit / 2 - buffered();
+        if (finishing || room <= 0) {
+            return 0;
+        }
+        int target = (int) Math.max(1, Math.min(WINDOW, room / eventChars));
+        if (outstanding > target / 2) {
+            return 0;
+        }
+        long more = target - outstanding;
+        outstanding = target;
+        return more;
+    }
+
+    // ------------------------------------------------------------------ the end (never under the lock)
+
+    private void request(long more) {
+        Flow.Subscription s = subscription;
+        if (more > 0 && s != null) {
+            s.request(more);
+        }
+    }
+
+    /** Everything was written after the run's end (or the engine's cut): the response completes. */
+    private void complete() {
+        if (closed.compareAndSet(false, true)) {
+            release();
+            completeResponse();
+        }
+    }
+
+    /** Gives up on a client that cannot keep up; it reconnects with its cursor. */
+    private void cut(String reason) {
+        if (closed.compareAndSet(false, true)) {
+            log.debug("Cutting an SSE stream: {}", reason);
+            synchronized (lock) {
+                queue.clear();
+                queuedBytes = 0;
+                pending.setLength(0);
+            }
+            release();
+            completeResponse();
+        }
+    }
+
+    /** The client went away or the response ended: stop listening; the run goes on. */
+    private void clientGone(boolean completeResponse) {
+        if (closed.compareAndSet(false, true)) {
+            release();
+            if (completeResponse) {
+                completeResponse();
+            }
+        }
+    }
+
+    private void release() {
+        streams.unregister(this);
         Flow.Subscription s = subscription;
         if (s != null) {
             s.cancel();
+        }
+    }
+
+    private void completeResponse() {
+        try {
+            async.complete();
+        } catch (IllegalStateException alreadyOver) {
+            log.trace("The SSE response was already complete", alreadyOver);
         }
     }
 }
