@@ -226,6 +226,11 @@ public class ParleyProperties {
         private Duration messageFlushInterval = Duration.ofSeconds(1);
         /** How long a runtime may take to confirm a cancel before the engine ends the run itself. */
         private Duration cancelGracePeriod = Duration.ofSeconds(10);
+        /**
+         * How long a tool the person's browser runs may take before its call fails as timed out (the page
+         * runs it as soon as it sees the call; this is mostly the time a person may be away).
+         */
+        private Duration clientToolTimeout = EngineLimits.defaults().clientToolTimeout();
         /** Threads that deliver events to subscribers (SSE streams format events on them, never wait on a client). */
         private int deliveryThreads = ChatEngine.Builder.DEFAULT_DELIVERY_THREADS;
 
@@ -285,6 +290,14 @@ public class ParleyProperties {
             this.cancelGracePeriod = cancelGracePeriod;
         }
 
+        public Duration getClientToolTimeout() {
+            return clientToolTimeout;
+        }
+
+        public void setClientToolTimeout(Duration clientToolTimeout) {
+            this.clientToolTimeout = clientToolTimeout;
+        }
+
         public int getDeliveryThreads() {
             return deliveryThreads;
         }
@@ -298,7 +311,8 @@ public class ParleyProperties {
             EngineLimits defaults = EngineLimits.defaults();
             return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
-                    messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize());
+                    messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(),
+                    clientToolTimeout);
         }
     }
 

@@ -11,11 +11,12 @@ import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
-import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.HostActionRecord;
-import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
@@ -47,7 +48,7 @@ import org.jdbi.v3.core.statement.Query;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The durable {@link ChatStore}: threads, messages, runs, the run event log, clarifies, feedback and
+ * The durable {@link ChatStore}: threads, messages, runs, the run event log, pending inputs, feedback and
  * host-action executions in SQL tables ({@code parley_*}), on a SQLite file or on PostgreSQL.
  *
  * <p>Build one with {@link #sqlite(Path)} (a file the store owns: WAL mode, busy timeout, a kept-open writer
@@ -57,11 +58,11 @@ import org.jspecify.annotations.Nullable;
  * migrations itself ({@link Builder#migrate(boolean)}, {@link ParleyMigrations}).
  *
  * <h2>Writes</h2>
- * {@link #write(StoreBatch)} is one transaction: touches, runs, messages, events and clarifies, each kind
+ * {@link #write(StoreBatch)} is one transaction: touches, runs, messages, events and inputs, each kind
  * sent as one JDBC batch, so a flush of hundreds of events costs a handful of round trips. A message keeps
- * the place its first save gave it ({@code save_order}); events and clarifies that exist are left as they
+ * the place its first save gave it ({@code save_order}); events and inputs that exist are left as they
  * are. On SQLite, which takes one writer per file, the store serialises its own writes; reads never wait
- * for them (WAL). Clarify answers and host-action claims are single conditional statements, so concurrent
+ * for them (WAL). Answers to inputs and host-action claims are single conditional statements, so concurrent
  * callers — threads or host instances — get exactly one winner.
  *
  * <h2>Contract</h2>
@@ -375,65 +376,97 @@ public final class JdbiChatStore implements ChatStore {
                 .orElse(0L));
     }
 
-    // ------------------------------------------------------------------ clarifies
+    // ------------------------------------------------------------------ pending inputs
 
     @Override
-    public Optional<PendingClarify> findClarify(String runId, String clarifyId) {
-        return db.read("reading a clarify", h -> findClarify(h, runId, clarifyId));
+    public Optional<PendingInput> findInput(String runId, String inputId) {
+        return db.read("reading an input", h -> findInput(h, runId, inputId));
     }
 
-    private static Optional<PendingClarify> findClarify(Handle h, String runId, String clarifyId) {
-        return h.createQuery(Sql.FIND_CLARIFY)
+    private static Optional<PendingInput> findInput(Handle h, String runId, String inputId) {
+        return h.createQuery(Sql.FIND_INPUT)
                 .bind("runId", runId)
-                .bind("clarifyId", clarifyId)
-                .map((rs, ctx) -> Rows.clarify(rs))
+                .bind("inputId", inputId)
+                .map((rs, ctx) -> Rows.input(rs))
                 .findOne();
     }
 
     @Override
-    public List<PendingClarify> listPendingClarifies(String runId) {
-        return db.read("listing pending clarifies", h -> h.createQuery(Sql.PENDING_CLARIFIES)
+    public List<PendingInput> listPendingInputs(String runId) {
+        return db.read("listing pending inputs", h -> h.createQuery(Sql.PENDING_INPUTS)
                 .bind("runId", runId)
-                .map((rs, ctx) -> Rows.clarify(rs))
+                .map((rs, ctx) -> Rows.input(rs))
                 .list());
     }
 
     @Override
-    public AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at) {
-        String encoded = Rows.json(answer);
-        return db.write("answering a clarify", h -> {
-            int answered = h.createUpdate(Sql.ANSWER_CLARIFY)
+    public AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at) {
+        String encoded = json.write(answer);
+        return db.write("answering an input", h -> {
+            int answered = h.createUpdate(Sql.ANSWER_INPUT)
                     .bind("runId", runId)
-                    .bind("clarifyId", clarifyId)
+                    .bind("inputId", inputId)
                     .bind("answer", encoded)
-                    .bind("answeredAt", at.toEpochMilli())
+                    .bind("resolvedAt", at.toEpochMilli())
                     .execute();
             if (answered == 1) {
                 return AnswerOutcome.ACCEPTED;
             }
-            Optional<PendingClarify> stored = findClarify(h, runId, clarifyId);
+            Optional<PendingInput> stored = findInput(h, runId, inputId);
             if (stored.isEmpty()) {
                 return AnswerOutcome.NOT_FOUND;
             }
-            PendingClarify clarify = stored.get();
-            return clarify.state() == ClarifyState.ANSWERED && clarify.answer().equals(answer)
+            PendingInput input = stored.get();
+            return input.state() == InputState.ANSWERED && answer.equals(input.answer())
                     ? AnswerOutcome.REPLAYED : AnswerOutcome.CONFLICT;
         });
     }
 
     @Override
-    public void reopenClarify(String runId, String clarifyId) {
-        db.write("reopening a clarify", h -> h.createUpdate(Sql.REOPEN_CLARIFY)
+    public void reopenInput(String runId, String inputId) {
+        db.write("reopening an input", h -> h.createUpdate(Sql.REOPEN_INPUT)
                 .bind("runId", runId)
-                .bind("clarifyId", clarifyId)
+                .bind("inputId", inputId)
                 .execute());
     }
 
     @Override
-    public void cancelPendingClarifies(String runId) {
-        db.write("cancelling pending clarifies", h -> h.createUpdate(Sql.CANCEL_PENDING_CLARIFIES)
+    public boolean closeInput(String runId, String inputId, InputState state, Instant at) {
+        if (state != InputState.EXPIRED && state != InputState.CANCELLED) {
+            throw new IllegalArgumentException("an input is closed EXPIRED or CANCELLED, not " + state);
+        }
+        return db.write("closing an input", h -> h.createUpdate(Sql.CLOSE_INPUT)
                 .bind("runId", runId)
+                .bind("inputId", inputId)
+                .bind("state", state.name())
+                .bind("resolvedAt", at.toEpochMilli())
+                .execute()) == 1;
+    }
+
+    @Override
+    public void cancelPendingInputs(String runId, Instant at) {
+        db.write("cancelling pending inputs", h -> h.createUpdate(Sql.CANCEL_PENDING_INPUTS)
+                .bind("runId", runId)
+                .bind("resolvedAt", at.toEpochMilli())
                 .execute());
+    }
+
+    @Override
+    public void rememberApproval(String threadId, String toolName, Instant at) {
+        db.write("remembering an approval", h -> h.createUpdate(Sql.REMEMBER_APPROVAL)
+                .bind("threadId", threadId)
+                .bind("toolName", toolName)
+                .bind("approvedAt", at.toEpochMilli())
+                .execute());
+    }
+
+    @Override
+    public boolean isApprovedForThread(String threadId, String toolName) {
+        return db.read("reading an approval", h -> h.createQuery(Sql.IS_APPROVED_FOR_THREAD)
+                .bind("threadId", threadId)
+                .bind("toolName", toolName)
+                .mapTo(Long.class)
+                .one()) > 0;
     }
 
     // ------------------------------------------------------------------ feedback

@@ -9,7 +9,7 @@ import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
-import dev.parley.chat.store.ClarifyState;
+import dev.parley.chat.input.InputState;
 import dev.parley.chat.store.StoreBatch;
 import java.time.Instant;
 import java.util.Arrays;
@@ -69,7 +69,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3");
+                .containsExactly("0", "1", "2", "3", "4");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -77,7 +77,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(4);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(5);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -93,7 +93,7 @@ abstract class MigrationTest {
 
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
-        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3");
+        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -111,8 +111,13 @@ abstract class MigrationTest {
         assertThatThrownBy(() -> database.store().migrate(false).build())
                 .isInstanceOfSatisfying(ChatException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE);
-                    assertThat(e.getMessage()).contains("older than this version", "ParleyMigrations");
+                    assertThat(e.getMessage()).contains("parley_inputs", "ParleyMigrations");
                 });
+        parleyFlyway(MigrationVersion.fromVersion("3")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 4 (pending inputs)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("parley_inputs", "ParleyMigrations"));
     }
 
     /**
@@ -154,10 +159,10 @@ abstract class MigrationTest {
                 assertThat(run.error().code()).isEqualTo("INTERRUPTED");
                 assertThat(run.error().message()).contains("another run of the thread");
             }
-            assertThat(store.findClarify("old-waiting", "c1").orElseThrow().state()).isEqualTo(ClarifyState.CANCELLED);
+            assertThat(store.findInput("old-waiting", "c1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
             assertThat(store.findRun("alone").orElseThrow().status()).as("a thread with one active run keeps it")
                     .isEqualTo(RunStatus.WAITING_FOR_INPUT);
-            assertThat(store.findClarify("alone", "c1").orElseThrow().state()).isEqualTo(ClarifyState.PENDING);
+            assertThat(store.findInput("alone", "c1").orElseThrow().state()).isEqualTo(InputState.PENDING);
             assertThat(store.findRun("done").orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
             assertThat(store.findRun("done").orElseThrow().error()).isNull();
             assertThat(store.findRun("queued").orElseThrow().status()).isEqualTo(RunStatus.QUEUED);

@@ -21,8 +21,9 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.store.ChatStore;
-import dev.parley.chat.store.ClarifyState;
-import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.FailingStore;
@@ -208,7 +209,7 @@ abstract class RestartTest {
         EventCollector before = watch(engine1, runId);
         RunState waiting = awaitRun(engine1, runId, RunStatus.WAITING_FOR_INPUT);
         assertThat(store1.lastSeq(runId)).as("a clarify is stored before it is shown").isEqualTo(waiting.lastSeq());
-        assertThat(store1.listPendingClarifies(runId)).extracting(PendingClarify::clarifyId).containsExactly("ask-1");
+        assertThat(store1.listPendingInputs(runId)).extracting(PendingInput::inputId).containsExactly("ask-1");
         List<RunEvent> seen = before.awaitCount((int) waiting.lastSeq()).events();
         long reserved = store1.reservedSeq(runId);
         process1.kill();
@@ -233,9 +234,9 @@ abstract class RestartTest {
         AssistantMessage answer = (AssistantMessage) store2.findMessage(ticket.assistantMessageId()).orElseThrow();
         assertThat(answer.text()).isEqualTo("Off to Rome.");
         assertThat(answer.status()).isEqualTo(MessageStatus.COMPLETED);
-        PendingClarify clarify = store2.findClarify(runId, "ask-1").orElseThrow();
-        assertThat(clarify.state()).isEqualTo(ClarifyState.ANSWERED);
-        assertThat(clarify.answer()).containsExactly("Rome");
+        PendingInput clarify = store2.findInput(runId, "ask-1").orElseThrow();
+        assertThat(clarify.state()).isEqualTo(InputState.ANSWERED);
+        assertThat(clarify.answer()).isEqualTo(new ClarifyAnswer(List.of("Rome")));
 
         List<RunEvent> stored = store2.readEvents(runId, 0, 100);
         assertThat(stored.subList(0, seen.size())).isEqualTo(seen);

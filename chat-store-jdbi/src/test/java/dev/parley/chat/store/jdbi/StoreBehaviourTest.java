@@ -19,10 +19,12 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
-import dev.parley.chat.store.ClarifyState;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.LeaseLostException;
-import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.testing.Await;
@@ -63,9 +65,9 @@ abstract class StoreBehaviourTest {
                 Map.of(), T0, T0, null, null, null, null);
     }
 
-    private static PendingClarify clarify(String runId) {
-        return new PendingClarify(runId, "c1", runId + ":c1", "Which?", List.of("a", "b"), false, null,
-                ClarifyState.PENDING, List.of(), T0, null);
+    private static PendingInput clarify(String runId) {
+        return new PendingInput(runId, "c1", runId + ":c1", new ClarifyRequest("Which?", List.of("a", "b"), false), null,
+                null, InputState.PENDING, null, T0, null);
     }
 
     /**
@@ -89,7 +91,7 @@ abstract class StoreBehaviourTest {
             for (int seq = 1; seq <= 250; seq++) {
                 batch.event(new RunEvent(runId, seq, T0.toEpochMilli() + seq, new AgentStreamEvent.TextDelta(runId + "-a", "t")));
             }
-            batch.clarify(clarify(runId));
+            batch.input(clarify(runId));
         }
         return batch.build();
     }
@@ -142,7 +144,7 @@ abstract class StoreBehaviourTest {
             store.createThread(thread("t"));
             store.write(flush("t", "r0"));
             store.write(StoreBatch.builder().run(run("r0", "t").finished(RunStatus.SUCCEEDED, T0, null, null, null)).build());
-            Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_clarifies"));
+            Jdbi.create(database.dataSource()).useHandle(h -> h.execute("DROP TABLE parley_inputs"));
 
             assertThatThrownBy(() -> store.write(flush("t", "r1")))
                     .isInstanceOfSatisfying(ChatException.class, e -> {
@@ -199,17 +201,17 @@ abstract class StoreBehaviourTest {
     void storesOnOneDatabaseGetOneWinnerPerClaimAndPerAnswer() throws Exception {
         try (JdbiChatStore first = database.store().build(); JdbiChatStore second = database.store().build()) {
             first.createThread(thread("t"));
-            first.write(StoreBatch.builder().run(run("r", "t")).clarify(clarify("r")).build());
+            first.write(StoreBatch.builder().run(run("r", "t")).input(clarify("r")).build());
             List<ChatStore> stores = List.of(first, second);
 
             List<HostActionRecord> claims = Await.race(8, i -> stores.get(i % 2)
                     .claimHostAction("r", "x1", "lookup", "{}", T0.plusSeconds(i)));
             assertThat(claims).filteredOn(HostActionRecord::claimedNow).hasSize(1);
             List<AnswerOutcome> answers = Await.race(8, i -> stores.get(i % 2)
-                    .answerClarify("r", "c1", List.of(i % 2 == 0 ? "a" : "b"), T0.plusSeconds(i)));
+                    .answerInput("r", "c1", new ClarifyAnswer(List.of(i % 2 == 0 ? "a" : "b")), T0.plusSeconds(i)));
             assertThat(answers).filteredOn(o -> o == AnswerOutcome.ACCEPTED).hasSize(1);
             assertThat(answers).containsOnly(AnswerOutcome.ACCEPTED, AnswerOutcome.REPLAYED, AnswerOutcome.CONFLICT);
-            assertThat(second.findClarify("r", "c1").orElseThrow().state()).isEqualTo(ClarifyState.ANSWERED);
+            assertThat(second.findInput("r", "c1").orElseThrow().state()).isEqualTo(InputState.ANSWERED);
         }
     }
 
@@ -240,7 +242,7 @@ abstract class StoreBehaviourTest {
     static void writeEveryKind(ChatStore store) {
         store.createThread(thread("t"));
         store.write(flush("t", "r1"));
-        assertThat(store.answerClarify("r1", "c1", List.of("a"), T0)).isEqualTo(AnswerOutcome.ACCEPTED);
+        assertThat(store.answerInput("r1", "c1", new ClarifyAnswer(List.of("a")), T0)).isEqualTo(AnswerOutcome.ACCEPTED);
         assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow()).isTrue();
         store.reserveSeq("r1", 4097);
         assertThat(store.findThread("t")).as("the writer reads its own writes").isPresent();
@@ -251,9 +253,9 @@ abstract class StoreBehaviourTest {
         assertThat(store.findRun("r1")).isPresent();
         assertThat(store.readEvents("r1", 0, 1000)).hasSize(250);
         assertThat(store.listStepMessages(List.of("r1"))).hasSize(20);
-        PendingClarify answered = store.findClarify("r1", "c1").orElseThrow();
-        assertThat(answered.state()).isEqualTo(ClarifyState.ANSWERED);
-        assertThat(answered.answer()).containsExactly("a");
+        PendingInput answered = store.findInput("r1", "c1").orElseThrow();
+        assertThat(answered.state()).isEqualTo(InputState.ANSWERED);
+        assertThat(answered.answer()).isEqualTo(new ClarifyAnswer(List.of("a")));
         assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
                 .as("the claim was kept: a second claim does not win").isFalse();
         assertThat(store.reservedSeq("r1")).isEqualTo(4097);

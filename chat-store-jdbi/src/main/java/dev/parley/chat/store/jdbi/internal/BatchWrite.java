@@ -11,7 +11,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.store.LeaseLostException;
-import dev.parley.chat.store.PendingClarify;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ import org.jdbi.v3.core.statement.PreparedBatch;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, clarifies,
+ * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
  * leases and seq reservations, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
  * arrays), so a flush of hundreds of events costs a handful of round trips. Thread-safe.
  */
@@ -62,7 +62,7 @@ public final class BatchWrite {
                     upsertRuns(h, encoded.runs());
                     upsertMessages(h, encoded.messages());
                     insertEvents(h, encoded.events());
-                    insertClarifies(h, encoded.clarifies());
+                    insertInputs(h, encoded.inputs());
                     setLeases(h, batch.leases());
                     reserveSeqs(h, batch.reservations());
                     return null;
@@ -102,7 +102,10 @@ public final class BatchWrite {
 
     /** A batch with its JSON written and its repeats folded, ready before the write lock is taken. */
     private record EncodedBatch(List<Run> runs, List<EncodedMessage> messages, List<EncodedEvent> events,
-            List<PendingClarify> clarifies) {
+            List<EncodedInput> inputs) {
+    }
+
+    private record EncodedInput(PendingInput input, String request, @Nullable String answer) {
     }
 
     private record EncodedMessage(Message message, String body) {
@@ -113,7 +116,7 @@ public final class BatchWrite {
 
     /**
      * Writes the JSON and folds repeats within the batch the way one-by-one saves would end: a run or
-     * message saved twice is stored once, with its last value at its first place; of an event or clarify
+     * message saved twice is stored once, with its last value at its first place; of an event or input
      * given twice the first is kept. (No statement then touches a row twice, whatever batching the driver
      * does, e.g. PostgreSQL's {@code reWriteBatchedInserts}.)
      */
@@ -138,18 +141,22 @@ public final class BatchWrite {
         for (RunEvent event : events.values()) {
             encodedEvents.add(new EncodedEvent(event, json.write(event.event())));
         }
-        Map<ClarifyKey, PendingClarify> clarifies = new LinkedHashMap<>();
-        for (PendingClarify clarify : batch.clarifies()) {
-            clarifies.putIfAbsent(new ClarifyKey(clarify.runId(), clarify.clarifyId()), clarify);
+        Map<InputKey, PendingInput> inputs = new LinkedHashMap<>();
+        for (PendingInput input : batch.inputs()) {
+            inputs.putIfAbsent(new InputKey(input.runId(), input.inputId()), input);
         }
-        return new EncodedBatch(List.copyOf(runs.values()), encodedMessages, encodedEvents,
-                List.copyOf(clarifies.values()));
+        List<EncodedInput> encodedInputs = new ArrayList<>(inputs.size());
+        for (PendingInput input : inputs.values()) {
+            encodedInputs.add(new EncodedInput(input, json.write(input.request()),
+                    input.answer() == null ? null : json.write(input.answer())));
+        }
+        return new EncodedBatch(List.copyOf(runs.values()), encodedMessages, encodedEvents, encodedInputs);
     }
 
     private record EventKey(String runId, long seq) {
     }
 
-    private record ClarifyKey(String runId, String clarifyId) {
+    private record InputKey(String runId, String inputId) {
     }
 
     private static void setLeases(Handle h, List<RunLease> leases) {
@@ -315,23 +322,24 @@ public final class BatchWrite {
                 .execute();
     }
 
-    private static void insertClarifies(Handle h, List<PendingClarify> clarifies) {
-        if (clarifies.isEmpty()) {
+    private static void insertInputs(Handle h, List<EncodedInput> inputs) {
+        if (inputs.isEmpty()) {
             return;
         }
-        PreparedBatch statement = h.prepareBatch(Sql.INSERT_CLARIFY);
-        for (PendingClarify clarify : clarifies) {
-            statement.bind("runId", clarify.runId())
-                    .bind("clarifyId", clarify.clarifyId())
-                    .bind("messageId", clarify.messageId())
-                    .bind("question", clarify.question())
-                    .bind("choices", Rows.json(clarify.choices()))
-                    .bind("multiSelect", clarify.multiSelect())
-                    .bind("resumeToken", clarify.resumeToken())
-                    .bind("state", clarify.state().name())
-                    .bind("answer", Rows.json(clarify.answer()))
-                    .bind("createdAt", clarify.createdAt().toEpochMilli())
-                    .bind("answeredAt", Rows.millis(clarify.answeredAt()))
+        PreparedBatch statement = h.prepareBatch(Sql.INSERT_INPUT);
+        for (EncodedInput encoded : inputs) {
+            PendingInput input = encoded.input();
+            statement.bind("runId", input.runId())
+                    .bind("inputId", input.inputId())
+                    .bind("messageId", input.messageId())
+                    .bind("kind", input.kind().wireName())
+                    .bind("request", encoded.request())
+                    .bind("deadline", Rows.millis(input.deadline()))
+                    .bind("resumeToken", input.resumeToken())
+                    .bind("state", input.state().name())
+                    .bind("answer", encoded.answer())
+                    .bind("createdAt", input.createdAt().toEpochMilli())
+                    .bind("resolvedAt", Rows.millis(input.resolvedAt()))
                     .add();
         }
         statement.execute();

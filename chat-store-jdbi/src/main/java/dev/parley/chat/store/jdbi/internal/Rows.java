@@ -2,6 +2,10 @@ package dev.parley.chat.store.jdbi.internal;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Feedback;
@@ -10,9 +14,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.TokenUsage;
-import dev.parley.chat.store.ClarifyState;
 import dev.parley.chat.store.HostActionRecord;
-import dev.parley.chat.store.PendingClarify;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -53,11 +55,13 @@ public final class Rows {
                 error, usage, rs.getString("guardrails_failure_reason"));
     }
 
-    public static PendingClarify clarify(ResultSet rs) throws SQLException {
-        return new PendingClarify(rs.getString("run_id"), rs.getString("clarify_id"), rs.getString("message_id"),
-                rs.getString("question"), strings(rs.getString("choices")), rs.getBoolean("multi_select"),
-                rs.getString("resume_token"), ClarifyState.valueOf(rs.getString("state")),
-                strings(rs.getString("answer")), instant(rs, "created_at"), nullableInstant(rs, "answered_at"));
+    public static PendingInput input(ResultSet rs) throws SQLException {
+        String answer = rs.getString("answer");
+        return new PendingInput(rs.getString("run_id"), rs.getString("input_id"), rs.getString("message_id"),
+                JSON.read(rs.getString("request"), InputRequest.class), nullableInstant(rs, "deadline"),
+                rs.getString("resume_token"), InputState.valueOf(rs.getString("state")),
+                answer == null ? null : JSON.read(answer, InputAnswer.class), instant(rs, "created_at"),
+                nullableInstant(rs, "resolved_at"));
     }
 
     public static Feedback feedback(ResultSet rs) throws SQLException {

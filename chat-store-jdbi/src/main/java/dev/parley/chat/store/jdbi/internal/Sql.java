@@ -52,7 +52,8 @@ public final class Sql {
     public static final List<String> DELETE_THREAD_CONTENT = List.of(
         "DELETE FROM parley_run_events WHERE run_id IN " + RUNS_OF_THREAD,
         "DELETE FROM parley_seq_reservations WHERE run_id IN " + RUNS_OF_THREAD,
-        "DELETE FROM parley_clarifies WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_inputs WHERE run_id IN " + RUNS_OF_THREAD,
+        "DELETE FROM parley_thread_approvals WHERE thread_id = :threadId",
         "DELETE FROM parley_host_actions WHERE run_id IN " + RUNS_OF_THREAD,
         "DELETE FROM parley_feedback WHERE thread_id = :threadId "
                 + "OR message_id IN (SELECT m.id FROM parley_messages m WHERE m.thread_id = :threadId)",
@@ -201,33 +202,44 @@ public final class Sql {
 
     public static final String RESERVED_SEQ = "SELECT reserved_seq FROM parley_seq_reservations WHERE run_id = :runId";
 
-    // ------------------------------------------------------------------ clarifies
+    // ------------------------------------------------------------------ pending inputs
 
-    private static final String CLARIFY_COLUMNS = "run_id, clarify_id, message_id, question, choices, multi_select, "
-            + "resume_token, state, answer, created_at, answered_at";
+    private static final String INPUT_COLUMNS = "run_id, input_id, message_id, kind, request, deadline, resume_token, "
+            + "state, answer, created_at, resolved_at";
 
-    /** Inserts a clarify; an existing {@code (run_id, clarify_id)} is left as it is. */
-    public static final String INSERT_CLARIFY = "INSERT INTO parley_clarifies (" + CLARIFY_COLUMNS + ") VALUES "
-            + "(:runId, :clarifyId, :messageId, :question, :choices, :multiSelect, :resumeToken, :state, :answer, "
-            + ":createdAt, :answeredAt) ON CONFLICT (run_id, clarify_id) DO NOTHING";
+    /** Inserts an input; an existing {@code (run_id, input_id)} is left as it is. */
+    public static final String INSERT_INPUT = "INSERT INTO parley_inputs (" + INPUT_COLUMNS + ") VALUES "
+            + "(:runId, :inputId, :messageId, :kind, :request, :deadline, :resumeToken, :state, :answer, :createdAt, "
+            + ":resolvedAt) ON CONFLICT (run_id, input_id) DO NOTHING";
 
-    public static final String FIND_CLARIFY = "SELECT " + CLARIFY_COLUMNS + " FROM parley_clarifies "
-            + "WHERE run_id = :runId AND clarify_id = :clarifyId";
+    public static final String FIND_INPUT = "SELECT " + INPUT_COLUMNS + " FROM parley_inputs "
+            + "WHERE run_id = :runId AND input_id = :inputId";
 
-    public static final String PENDING_CLARIFIES = "SELECT " + CLARIFY_COLUMNS + " FROM parley_clarifies "
+    public static final String PENDING_INPUTS = "SELECT " + INPUT_COLUMNS + " FROM parley_inputs "
             + "WHERE run_id = :runId AND state = 'PENDING' ORDER BY save_order";
 
-    /** Answers a clarify only while it is pending: of racing answers, one updates a row. */
-    public static final String ANSWER_CLARIFY = "UPDATE parley_clarifies "
-            + "SET state = 'ANSWERED', answer = :answer, answered_at = :answeredAt "
-            + "WHERE run_id = :runId AND clarify_id = :clarifyId AND state = 'PENDING'";
+    /** Answers an input only while it is pending: of racing answers, one updates a row. */
+    public static final String ANSWER_INPUT = "UPDATE parley_inputs "
+            + "SET state = 'ANSWERED', answer = :answer, resolved_at = :resolvedAt "
+            + "WHERE run_id = :runId AND input_id = :inputId AND state = 'PENDING'";
 
-    public static final String REOPEN_CLARIFY = "UPDATE parley_clarifies "
-            + "SET state = 'PENDING', answer = '[]', answered_at = NULL "
-            + "WHERE run_id = :runId AND clarify_id = :clarifyId AND state = 'ANSWERED'";
+    public static final String REOPEN_INPUT = "UPDATE parley_inputs SET state = 'PENDING', answer = NULL, resolved_at = NULL "
+            + "WHERE run_id = :runId AND input_id = :inputId AND state = 'ANSWERED'";
 
-    public static final String CANCEL_PENDING_CLARIFIES = "UPDATE parley_clarifies SET state = 'CANCELLED' "
+    /** Resolves a pending input without an answer (EXPIRED or CANCELLED); of racing calls, one updates the row. */
+    public static final String CLOSE_INPUT = "UPDATE parley_inputs SET state = :state, resolved_at = :resolvedAt "
+            + "WHERE run_id = :runId AND input_id = :inputId AND state = 'PENDING'";
+
+    public static final String CANCEL_PENDING_INPUTS = "UPDATE parley_inputs SET state = 'CANCELLED', resolved_at = :resolvedAt "
             + "WHERE run_id = :runId AND state = 'PENDING'";
+
+    /** Remembers an approval for a thread (only for a thread that exists); a repeat changes nothing. */
+    public static final String REMEMBER_APPROVAL = "INSERT INTO parley_thread_approvals (thread_id, tool_name, approved_at) "
+            + "SELECT :threadId, :toolName, :approvedAt WHERE EXISTS (SELECT 1 FROM parley_threads WHERE id = :threadId) "
+            + "ON CONFLICT (thread_id, tool_name) DO NOTHING";
+
+    public static final String IS_APPROVED_FOR_THREAD = "SELECT COUNT(*) FROM parley_thread_approvals "
+            + "WHERE thread_id = :threadId AND tool_name = :toolName";
 
     // ------------------------------------------------------------------ feedback
 
@@ -262,7 +274,7 @@ public final class Sql {
     /** The tables of the current schema version; each is probed when migrations are left to the host. */
     public static final List<String> TABLES = List.of(
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
-        "parley_clarifies", "parley_feedback", "parley_host_actions");
+        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions");
 
     /** Queries that fail unless the columns added after version 1 exist (the host ran every migration). */
     public static final List<String> LATER_COLUMN_PROBES = List.of(
