@@ -130,6 +130,31 @@ class ClusterTest extends EngineTestSupport {
     }
 
     @Test
+    void anApprovalTheEngineAskedIsDecidedThroughTheOtherInstance() {
+        java.util.List<String> refunded = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HostAction refund = new HostAction(new dev.parley.chat.runtime.HostToolSpec("refund", "Refunds", "{}"), call -> {
+            refunded.add(call.arguments());
+            return "done";
+        }, HostActionApproval.always(call -> "Refunds order 9").withEditableArguments());
+        ScriptedRuntime runtimeA = ScriptedRuntime.playing(Scripts.callsHostAction("refund", "{\"order\":9}"));
+        ChatEngine a = ChatEngine.builder().runtime(runtimeA).store(store).coordinator(hub.join("a"))
+                .leaseTimeout(Duration.ofMillis(900)).controlTimeout(Duration.ofSeconds(2)).hostAction(refund).build();
+        engines.add(a);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("refund"));
+        dev.parley.chat.input.PendingInput asked = await(() -> b.state(ALICE, ticket.runId()).pendingInputs(),
+                pending -> !pending.isEmpty(), "the approval seen from b").get(0);
+
+        dev.parley.chat.input.ApprovalAnswer allow = new dev.parley.chat.input.ApprovalAnswer(
+                dev.parley.chat.input.ApprovalDecision.ALLOW_ONCE, "{\"order\":10}");
+        assertThat(b.answer(ALICE, ticket.runId(), asked.inputId(), allow)).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(refunded).containsExactly("{\"order\":10}");
+        assertThat(b.answer(ALICE, ticket.runId(), asked.inputId(), allow)).isEqualTo(AnswerResult.REPLAYED);
+    }
+
+    @Test
     void aClarifyIsAnsweredThroughTheOtherInstance() {
         ScriptedRuntime runtimeA = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
         ChatEngine a = instance("a", runtimeA, store);

@@ -137,6 +137,25 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     @Test
+    void anApprovalTheEngineAskedDoesNotOutliveItsHostTheRunIsInterruptedAndTheApprovalWithdrawn() {
+        HostAction refund = new HostAction(new dev.parley.chat.runtime.HostToolSpec("refund", "Refunds", "{}"),
+                call -> "done", HostActionApproval.always(call -> "Refunds"));
+        ChatEngine first = engine(ScriptedRuntime.playing(Scripts.callsHostAction("refund", "{}")), b -> b.hostAction(refund));
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("refund"));
+        String inputId = await(() -> first.state(ALICE, ticket.runId()).pendingInputs(), pending -> !pending.isEmpty(),
+                "the approval").get(0).inputId();
+        first.close();
+
+        ChatEngine second = engine(ScriptedRuntime.playing(Scripts.instant("next")), b -> b.hostAction(refund));
+        awaitRun(second, ticket.runId(), RunStatus.INTERRUPTED);
+        assertThat(store.findInput(ticket.runId(), inputId).orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+        assertCode(ErrorCode.CONFLICT, () -> second.answer(ALICE, ticket.runId(), inputId,
+                dev.parley.chat.input.ApprovalAnswer.of(dev.parley.chat.input.ApprovalDecision.ALLOW_ONCE)));
+        awaitRun(second, second.startRun(ALICE, threadId, StartRun.of("again")).runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
     void aQueuedRunStartsAfterARestart() {
         Run run = leftBehind("r5", RunStatus.QUEUED, 0, 0);
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("finally")));
