@@ -65,6 +65,8 @@ public final class ActiveRun {
     private boolean terminalAppended;
     /** The seq of the terminal event once logged (0 before): the run leaves memory once it is stored. */
     private long terminalSeq;
+    private boolean endStored;
+    private boolean endShown;
     private long syncSeq;
     private @Nullable ScheduledFuture<?> cancelTimer;
 
@@ -443,6 +445,7 @@ public final class ActiveRun {
         }
         published = done;
         runLog.publish(last);
+        leaveMemoryOnceEndedAndStored(false, true);
         Flow.Subscription stream = upstream;
         if (stream != null && cancelRequested) {
             cancelQuietly(stream);
@@ -621,6 +624,22 @@ public final class ActiveRun {
             runLog.flushed(drained.lastSeq());
         }
         if (endStored) {
+            leaveMemoryOnceEndedAndStored(true, false);
+        }
+    }
+
+    /**
+     * The run leaves memory once its end is both stored and shown (its thread freed first), whichever comes
+     * second: until then callers read it from memory, so nobody sees it ended while its thread is busy.
+     */
+    private void leaveMemoryOnceEndedAndStored(boolean stored, boolean shown) {
+        boolean leave;
+        synchronized (this) {
+            endStored |= stored;
+            endShown |= shown;
+            leave = endStored && endShown;
+        }
+        if (leave) {
             ctx.activeRuns.remove(runId, this);
         }
     }
