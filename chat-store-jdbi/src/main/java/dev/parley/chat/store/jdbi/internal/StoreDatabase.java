@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionFactory;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,8 +53,7 @@ public final class StoreDatabase implements AutoCloseable {
      * pool's default; it goes back to the pool with the pool's setting ({@link AutoCommit}).
      */
     public static StoreDatabase over(DataSource dataSource, Dialect dialect, Duration busyTimeout) {
-        Jdbi jdbi = Jdbi.create(new HostConnections(dataSource, dialect, busyTimeout));
-        dialect.configure(jdbi);
+        Jdbi jdbi = jdbi(new HostConnections(dataSource, dialect, busyTimeout), dialect);
         return new StoreDatabase(dialect, jdbi, jdbi, null);
     }
 
@@ -70,7 +70,7 @@ public final class StoreDatabase implements AutoCloseable {
             throw new ChatException(ErrorCode.STORE_FAILURE, "cannot open the SQLite file", e);
         }
         IdleConnections readers = new IdleConnections(dataSource, Dialect.SQLITE, busyTimeout, IDLE_SQLITE_READERS);
-        Jdbi writes = Jdbi.create(new ConnectionFactory() {
+        Jdbi writes = jdbi(new ConnectionFactory() {
             @Override
             public Connection openConnection() {
                 return writer;
@@ -80,11 +80,18 @@ public final class StoreDatabase implements AutoCloseable {
             public void closeConnection(Connection connection) {
                 // the writer stays open until the store closes
             }
-        });
-        return new StoreDatabase(Dialect.SQLITE, Jdbi.create(readers), writes, () -> {
+        }, Dialect.SQLITE);
+        return new StoreDatabase(Dialect.SQLITE, jdbi(readers, Dialect.SQLITE), writes, () -> {
             readers.close();
             writer.close();
         });
+    }
+
+    /** A Jdbi that takes SqlObject DAOs ({@link SqlObjectPlugin}), adapted to the database. */
+    private static Jdbi jdbi(ConnectionFactory connections, Dialect dialect) {
+        Jdbi jdbi = Jdbi.create(connections).installPlugin(new SqlObjectPlugin());
+        dialect.configure(jdbi);
+        return jdbi;
     }
 
     private static Connection prepared(Connection connection, Dialect dialect, Duration busyTimeout)
