@@ -16,17 +16,12 @@ import dev.parley.chat.store.PendingClarify;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
-import dev.parley.chat.store.jdbi.internal.ClarifyDao;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.EventDao;
-import dev.parley.chat.store.jdbi.internal.FeedbackDao;
-import dev.parley.chat.store.jdbi.internal.HostActionDao;
 import dev.parley.chat.store.jdbi.internal.MessageDao;
-import dev.parley.chat.store.jdbi.internal.RunDao;
 import dev.parley.chat.store.jdbi.internal.SchemaDao;
 import dev.parley.chat.store.jdbi.internal.SqliteFiles;
 import dev.parley.chat.store.jdbi.internal.StoreDatabase;
-import dev.parley.chat.store.jdbi.internal.ThreadDao;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,14 +67,10 @@ import org.jspecify.annotations.Nullable;
 public final class JdbiChatStore implements ChatStore {
     private final StoreDatabase db;
     private final BatchWrite batchWrite;
-    private final Class<? extends RunDao> runs;
-    private final Class<? extends EventDao> events;
 
     private JdbiChatStore(StoreDatabase db) {
         this.db = db;
         this.batchWrite = new BatchWrite(db);
-        this.runs = RunDao.of(db.dialect());
-        this.events = EventDao.of(db.dialect());
     }
 
     /**
@@ -108,41 +99,40 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void createThread(ChatThread thread) {
-        if (db.write("creating a thread", h -> h.attach(ThreadDao.class).insert(thread)) == 0) {
+        if (db.write("creating a thread", dao -> dao.threads().insert(thread)) == 0) {
             throw ChatException.conflict("thread exists: " + thread.id());
         }
     }
 
     @Override
     public Optional<ChatThread> findThread(String threadId) {
-        return db.read("reading a thread", h -> h.attach(ThreadDao.class).find(threadId));
+        return db.read("reading a thread", dao -> dao.threads().find(threadId));
     }
 
     @Override
     public List<ChatThread> listThreads(String ownerId, @Nullable ThreadCursor after, int limit) {
-        return limit <= 0 ? List.of() : db.read("listing threads", h -> h.attach(ThreadDao.class).list(ownerId, after, limit));
+        return limit <= 0 ? List.of() : db.read("listing threads", dao -> dao.threads().list(ownerId, after, limit));
     }
 
     @Override
     public boolean updateThread(ChatThread thread) {
-        return db.write("updating a thread", h -> h.attach(ThreadDao.class).update(thread)) > 0;
+        return db.write("updating a thread", dao -> dao.threads().update(thread)) > 0;
     }
 
     /** Deletes the thread's row, then what goes with it, in this order, in one transaction. */
     @Override
     public boolean deleteThread(String threadId) {
-        return db.write("deleting a thread", h -> {
-            if (h.attach(ThreadDao.class).delete(threadId) == 0) {
+        return db.write("deleting a thread", dao -> {
+            if (dao.threads().delete(threadId) == 0) {
                 return false;
             }
-            EventDao eventDao = h.attach(events);
-            eventDao.deleteEventsOfThread(threadId);
-            eventDao.deleteReservationsOfThread(threadId);
-            h.attach(ClarifyDao.class).deleteOfThread(threadId);
-            h.attach(HostActionDao.class).deleteOfThread(threadId);
-            h.attach(FeedbackDao.class).deleteOfThread(threadId);
-            h.attach(MessageDao.class).deleteOfThread(threadId);
-            h.attach(runs).deleteOfThread(threadId);
+            dao.events().deleteEventsOfThread(threadId);
+            dao.events().deleteReservationsOfThread(threadId);
+            dao.clarifies().deleteOfThread(threadId);
+            dao.hostActions().deleteOfThread(threadId);
+            dao.feedback().deleteOfThread(threadId);
+            dao.messages().deleteOfThread(threadId);
+            dao.runs().deleteOfThread(threadId);
             return true;
         });
     }
@@ -158,104 +148,104 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public Optional<Message> findMessage(String messageId) {
-        return db.read("reading a message", h -> h.attach(MessageDao.class).findBody(messageId)).map(MessageDao::decode);
+        return db.read("reading a message", dao -> dao.messages().findBody(messageId)).map(MessageDao::decode);
     }
 
     @Override
     public List<Message> listTopLevelMessages(String threadId, @Nullable String beforeMessageId, int limit) {
         return limit <= 0 ? List.of() : MessageDao.decodeAll(db.read("reading a page of messages",
-                h -> h.attach(MessageDao.class).topLevelPage(threadId, beforeMessageId, limit)));
+                dao -> dao.messages().topLevelPage(threadId, beforeMessageId, limit)));
     }
 
     @Override
     public List<Message> listStepMessages(Collection<String> runIds) {
         return runIds.isEmpty() ? List.of() : MessageDao.decodeAll(db.read("reading step messages",
-                h -> h.attach(MessageDao.class).stepBodies(runIds)));
+                dao -> dao.messages().stepBodies(runIds)));
     }
 
     @Override
     public Map<String, List<String>> findVariantIds(Collection<String> parentMessageIds) {
         return parentMessageIds.isEmpty() ? new LinkedHashMap<>() : db.read("reading answer variants",
-                h -> h.attach(MessageDao.class).variantIds(parentMessageIds));
+                dao -> dao.messages().variantIds(parentMessageIds));
     }
 
     // ------------------------------------------------------------------ runs and events
 
     @Override
     public Optional<Run> findRun(String runId) {
-        return db.read("reading a run", h -> h.attach(runs).find(runId));
+        return db.read("reading a run", dao -> dao.runs().find(runId));
     }
 
     @Override
     public List<Run> findRuns(Set<RunStatus> statuses) {
         return statuses.isEmpty() ? List.of()
-                : db.read("finding runs by status", h -> h.attach(runs).findByStatus(statuses));
+                : db.read("finding runs by status", dao -> dao.runs().findByStatus(statuses));
     }
 
     @Override
     public List<Run> findThreadRuns(String threadId, Set<RunStatus> statuses) {
         return statuses.isEmpty() ? List.of()
-                : db.read("finding a thread's runs", h -> h.attach(runs).findOfThread(threadId, statuses));
+                : db.read("finding a thread's runs", dao -> dao.runs().findOfThread(threadId, statuses));
     }
 
     @Override
     public List<RunEvent> readEvents(String runId, long afterSeq, int limit) {
         return limit <= 0 ? List.of() : EventDao.decode(runId, db.read("reading run events",
-                h -> h.attach(events).read(runId, afterSeq, limit)));
+                dao -> dao.events().read(runId, afterSeq, limit)));
     }
 
     @Override
     public long lastSeq(String runId) {
-        return db.read("reading a run's last seq", h -> h.attach(events).lastSeq(runId)).orElse(0L);
+        return db.read("reading a run's last seq", dao -> dao.events().lastSeq(runId)).orElse(0L);
     }
 
     @Override
     public void reserveSeq(String runId, long upTo) {
-        db.write("reserving seqs", h -> h.attach(events).reserveSeq(runId, upTo));
+        db.write("reserving seqs", dao -> dao.events().reserveSeq(runId, upTo));
     }
 
     @Override
     public long reservedSeq(String runId) {
-        return db.read("reading a seq reservation", h -> h.attach(events).reservedSeq(runId)).orElse(0L);
+        return db.read("reading a seq reservation", dao -> dao.events().reservedSeq(runId)).orElse(0L);
     }
 
     // ------------------------------------------------------------------ clarifies
 
     @Override
     public Optional<PendingClarify> findClarify(String runId, String clarifyId) {
-        return db.read("reading a clarify", h -> h.attach(ClarifyDao.class).find(runId, clarifyId));
+        return db.read("reading a clarify", dao -> dao.clarifies().find(runId, clarifyId));
     }
 
     @Override
     public List<PendingClarify> listPendingClarifies(String runId) {
-        return db.read("listing pending clarifies", h -> h.attach(ClarifyDao.class).pending(runId));
+        return db.read("listing pending clarifies", dao -> dao.clarifies().pending(runId));
     }
 
     @Override
     public AnswerOutcome answerClarify(String runId, String clarifyId, List<String> answer, Instant at) {
-        return db.write("answering a clarify", h -> h.attach(ClarifyDao.class).answer(runId, clarifyId, answer, at));
+        return db.write("answering a clarify", dao -> dao.clarifies().answer(runId, clarifyId, answer, at));
     }
 
     @Override
     public void reopenClarify(String runId, String clarifyId) {
-        db.write("reopening a clarify", h -> h.attach(ClarifyDao.class).reopen(runId, clarifyId));
+        db.write("reopening a clarify", dao -> dao.clarifies().reopen(runId, clarifyId));
     }
 
     @Override
     public void cancelPendingClarifies(String runId) {
-        db.write("cancelling pending clarifies", h -> h.attach(ClarifyDao.class).cancelPending(runId));
+        db.write("cancelling pending clarifies", dao -> dao.clarifies().cancelPending(runId));
     }
 
     // ------------------------------------------------------------------ feedback
 
     @Override
     public void saveFeedback(Feedback feedback) {
-        db.write("saving feedback", h -> h.attach(FeedbackDao.class).save(feedback));
+        db.write("saving feedback", dao -> dao.feedback().save(feedback));
     }
 
     @Override
     public Optional<Feedback> findFeedback(String messageId, String ownerId) {
-        return db.read("reading feedback", h -> h.attach(FeedbackDao.class).find(messageId, ownerId));
+        return db.read("reading feedback", dao -> dao.feedback().find(messageId, ownerId));
     }
 
     // ------------------------------------------------------------------ host actions
@@ -264,13 +254,13 @@ public final class JdbiChatStore implements ChatStore {
     public HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments,
             Instant at) {
         return db.write("claiming a host action",
-                h -> h.attach(HostActionDao.class).claim(runId, executionId, name, arguments, at));
+                dao -> dao.hostActions().claim(runId, executionId, name, arguments, at));
     }
 
     @Override
     public void completeHostAction(String runId, String executionId, String result, boolean error, Instant at) {
         db.write("completing a host action",
-                h -> h.attach(HostActionDao.class).complete(runId, executionId, result, error, at.toEpochMilli()));
+                dao -> dao.hostActions().complete(runId, executionId, result, error, at.toEpochMilli()));
     }
 
     // ------------------------------------------------------------------ leases
@@ -278,23 +268,23 @@ public final class JdbiChatStore implements ChatStore {
     @Override
     public Set<String> leaseRuns(String instanceId, Collection<String> runIds, Instant until) {
         return runIds.isEmpty() ? Set.of()
-                : db.write("renewing run leases", h -> h.attach(runs).renewLeases(instanceId, runIds, until));
+                : db.write("renewing run leases", dao -> dao.runs().renewLeases(instanceId, runIds, until));
     }
 
     @Override
     public boolean takeOverRun(String runId, String instanceId, Instant now, Instant until) {
         return db.write("taking a run over",
-                h -> h.attach(runs).takeOver(runId, instanceId, now.toEpochMilli(), until.toEpochMilli())) == 1;
+                dao -> dao.runs().takeOver(runId, instanceId, now.toEpochMilli(), until.toEpochMilli())) == 1;
     }
 
     @Override
     public List<Run> findRunsWithExpiredLease(Instant now) {
-        return db.read("finding runs whose lease expired", h -> h.attach(runs).findWithExpiredLease(now.toEpochMilli()));
+        return db.read("finding runs whose lease expired", dao -> dao.runs().findWithExpiredLease(now.toEpochMilli()));
     }
 
     @Override
     public Optional<RunLease> findLease(String runId) {
-        return db.read("reading a run lease", h -> h.attach(runs).findLease(runId));
+        return db.read("reading a run lease", dao -> dao.runs().findLease(runId));
     }
 
     /** Closes the connections the store opened itself (a {@link #sqlite(Path)} store); a host's data source stays open. */

@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jdbi.v3.core.Handle;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, clarifies,
@@ -21,14 +19,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BatchWrite {
     private final StoreDatabase db;
-    private final Class<? extends RunDao> runDao;
-    private final Class<? extends EventDao> eventDao;
     private final ChatJson json = ChatJson.shared();
 
     public BatchWrite(StoreDatabase db) {
         this.db = db;
-        this.runDao = RunDao.of(db.dialect());
-        this.eventDao = EventDao.of(db.dialect());
     }
 
     /** Stores a batch in one transaction (see {@link dev.parley.chat.store.ChatStore#write}). */
@@ -38,8 +32,8 @@ public final class BatchWrite {
         }
         EncodedBatch encoded = encode(batch);
         db.write("storing a batch of " + batch.events().size() + " events and " + batch.messages().size()
-                + " messages", h -> {
-                    store(new Daos(h), batch, encoded);
+                + " messages", dao -> {
+                    store(dao, batch, encoded);
                     return null;
                 });
     }
@@ -48,60 +42,31 @@ public final class BatchWrite {
      * The batch's statements, in this order: the fence check first, before anything is written (see
      * {@link RunDao#checkFence}); a kind the batch does not hold sends nothing.
      */
-    private static void store(Daos daos, StoreBatch batch, EncodedBatch encoded) {
+    private static void store(Daos dao, StoreBatch batch, EncodedBatch encoded) {
         String fence = batch.fence();
         if (fence != null) {
-            daos.runs().checkFence(fence, batch.writtenRunIds());
+            dao.runs().checkFence(fence, batch.writtenRunIds());
         }
         if (!batch.threadTouches().isEmpty()) {
-            daos.handle.attach(ThreadDao.class).touch(batch.threadTouches());
+            dao.threads().touch(batch.threadTouches());
         }
         if (!encoded.runs().isEmpty()) {
-            daos.runs().upsert(encoded.runs());
+            dao.runs().upsert(encoded.runs());
         }
         if (!encoded.messages().isEmpty()) {
-            daos.handle.attach(MessageDao.class).upsert(encoded.messages());
+            dao.messages().upsert(encoded.messages());
         }
         if (!encoded.events().isEmpty()) {
-            daos.events().insert(encoded.events());
+            dao.events().insert(encoded.events());
         }
         if (!encoded.clarifies().isEmpty()) {
-            daos.handle.attach(ClarifyDao.class).insert(encoded.clarifies());
+            dao.clarifies().insert(encoded.clarifies());
         }
         if (!batch.leases().isEmpty()) {
-            daos.runs().setLeases(batch.leases());
+            dao.runs().setLeases(batch.leases());
         }
         if (!batch.reservations().isEmpty()) {
-            daos.events().reserveSeqs(batch.reservations());
-        }
-    }
-
-    /** The DAOs of one transaction, the dialect's, each attached once and only if the batch uses it. */
-    private final class Daos {
-        final Handle handle;
-        private @Nullable RunDao runs;
-        private @Nullable EventDao events;
-
-        Daos(Handle handle) {
-            this.handle = handle;
-        }
-
-        RunDao runs() {
-            RunDao dao = runs;
-            if (dao == null) {
-                dao = handle.attach(runDao);
-                runs = dao;
-            }
-            return dao;
-        }
-
-        EventDao events() {
-            EventDao dao = events;
-            if (dao == null) {
-                dao = handle.attach(eventDao);
-                events = dao;
-            }
-            return dao;
+            dao.events().reserveSeqs(batch.reservations());
         }
     }
 

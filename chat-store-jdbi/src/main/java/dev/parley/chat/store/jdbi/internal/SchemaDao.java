@@ -43,10 +43,9 @@ public interface SchemaDao {
      * @throws ChatException STORE_FAILURE naming what is missing
      */
     static void require(StoreDatabase db, String scripts) {
-        Class<? extends SchemaDao> type = of(db.dialect());
         for (String table : TABLES) {
             try {
-                db.read("probing " + table, h -> h.attach(type).probeTable(table));
+                db.read("probing " + table, dao -> dao.schema().probeTable(table));
             } catch (ChatException e) {
                 throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley table " + table + " is missing or "
                         + "unreadable: run the migrations (ParleyMigrations.migrate, or the scripts at " + scripts
@@ -56,11 +55,11 @@ public interface SchemaDao {
         String tooOld = "the Parley tables are older than this version: run the newer migrations "
                 + "(ParleyMigrations.migrate, or the scripts at " + scripts + ") or build the store with migrate(true)";
         try {
-            db.read("probing the schema version", h -> h.attach(type).probeLaterColumns());
+            db.read("probing the schema version", dao -> dao.schema().probeLaterColumns());
         } catch (ChatException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
         }
-        if (db.read("probing the schema version", h -> h.attach(type).indexExists(RunDao.ONE_ACTIVE_RUN_INDEX)) == 0) {
+        if (db.read("probing the schema version", dao -> dao.schema().indexExists(RunDao.ONE_ACTIVE_RUN_INDEX)) == 0) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + RunDao.ONE_ACTIVE_RUN_INDEX
                     + " of version 3 is missing)");
         }

@@ -36,6 +36,8 @@ public final class StoreDatabase implements AutoCloseable {
     private final Dialect dialect;
     private final Jdbi reads;
     private final Jdbi writes;
+    private final Daos readDaos;
+    private final Daos writeDaos;
     private final @Nullable ReentrantLock writeLock;
     private final @Nullable AutoCloseable owned;
 
@@ -43,6 +45,8 @@ public final class StoreDatabase implements AutoCloseable {
         this.dialect = dialect;
         this.reads = reads;
         this.writes = writes;
+        this.readDaos = new Daos(reads, dialect);
+        this.writeDaos = writes == reads ? readDaos : new Daos(writes, dialect);
         this.writeLock = dialect.singleWriter() ? new ReentrantLock() : null;
         this.owned = owned;
     }
@@ -111,19 +115,22 @@ public final class StoreDatabase implements AutoCloseable {
 
     /**
      * Runs a read on a handle of its own, in auto-commit mode (no transaction stays open); never waits for a
-     * writer of this store.
+     * writer of this store. The DAOs' calls in {@code work} run on that handle.
      */
-    public <T> T read(String what, HandleCallback<T, RuntimeException> work) {
+    public <T> T read(String what, Daos.Work<T> work) {
         try {
-            return reads.withHandle(work);
+            return reads.withHandle(h -> work.on(readDaos));
         } catch (RuntimeException e) {
             throw failure(what, e);
         }
     }
 
-    /** Runs work in one transaction (serialised with the store's other writes on SQLite). */
-    public <T> T write(String what, HandleCallback<T, RuntimeException> work) {
-        return serialised(what, () -> writes.inTransaction(work));
+    /**
+     * Runs work in one transaction (serialised with the store's other writes on SQLite); the DAOs' calls in
+     * {@code work} run in it.
+     */
+    public <T> T write(String what, Daos.Work<T> work) {
+        return serialised(what, () -> writes.inTransaction(h -> work.on(writeDaos)));
     }
 
     /** Runs work on the write connection outside a transaction (for statements that forbid one). */
