@@ -59,7 +59,7 @@ public final class ParleyMigrations {
      */
     public static void migrate(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
-        migrate(dataSource, JdbiChatStore.Builder.detect(dataSource));
+        migrate(dataSource, Dialect.detect(dataSource));
     }
 
     static void migrate(DataSource dataSource, Dialect dialect) {

@@ -15,7 +15,10 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
-import dev.parley.chat.store.jdbi.internal.Sql;
+import dev.parley.chat.store.jdbi.internal.EventDao;
+import dev.parley.chat.store.jdbi.internal.MessageDao;
+import dev.parley.chat.store.jdbi.internal.RunDao;
+import dev.parley.chat.store.jdbi.internal.ThreadDao;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,7 +43,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The reads a page load and a reconnect make must read only what they return: an index range from the
  * cursor, never the whole thread or the whole log. On a thread of 10 000 user and assistant messages (plus
  * their steps and other threads) and a run of 100 000 events (plus other runs), after ANALYZE, each hot
- * statement of {@link Sql} — exactly the SQL the store runs — is EXPLAINed and must use its index, with no
+ * statement of the DAOs — exactly the SQL the store runs — is EXPLAINed and must use its index, with no
  * full scan and no sort of the big tables. Not a timing test; the timings are printed for information.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -65,7 +68,7 @@ abstract class HotQueryTest {
     abstract String indexCondition(Handle handle, HotQuery query);
 
     /**
-     * A statement of {@link Sql} with its arguments, and what must serve it.
+     * A statement of a DAO with its arguments, and what must serve it.
      *
      * @param indexes the indexes of which one must serve {@code table}; empty for its primary key
      * @param sortAllowed true where an {@code IN} list of several values makes a (small) sort legitimate
@@ -109,7 +112,7 @@ abstract class HotQueryTest {
                     .mapToObj(seq -> delta("r-" + seq % 10, seq)).collect(Collectors.toList())).build());
         }
         direct.useHandle(h -> {
-            PreparedBatch threads = h.prepareBatch(Sql.INSERT_THREAD);
+            PreparedBatch threads = h.prepareBatch(ThreadDao.INSERT_THREAD);
             for (int i = 0; i < 3_000; i++) {
                 threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30).bind("title", (String) null)
                         .bind("runtimeSessionId", (String) null).bind("modelId", (String) null)
@@ -157,7 +160,7 @@ abstract class HotQueryTest {
     }
 
     static HotQuery newestPage() {
-        return new HotQuery(Sql.TOP_LEVEL_NEWEST, Map.of("threadId", BIG_THREAD, "limit", 50), Map.of(),
+        return new HotQuery(MessageDao.TOP_LEVEL_NEWEST, Map.of("threadId", BIG_THREAD, "limit", 50), Map.of(),
                 "parley_messages", "parley_messages_thread_top", false);
     }
 
@@ -165,7 +168,7 @@ abstract class HotQueryTest {
     @Order(1)
     void theNewestPageOfABigThreadReadsItsIndexBackwards() {
         assertPlanUsesIndex(newestPage());
-        assertPlanUsesIndex(new HotQuery(Sql.TOP_LEVEL_BEFORE, Map.of("threadId", BIG_THREAD, "beforeId", "u-2500",
+        assertPlanUsesIndex(new HotQuery(MessageDao.TOP_LEVEL_BEFORE, Map.of("threadId", BIG_THREAD, "beforeId", "u-2500",
                 "limit", 50), Map.of(), "parley_messages", "parley_messages_thread_top", false));
         List<Message> page = store.listTopLevelMessages(BIG_THREAD, null, 50);
         assertThat(page).hasSize(50);
@@ -178,9 +181,9 @@ abstract class HotQueryTest {
     @Test
     @Order(2)
     void theReplayTailOfALongRunReadsAPrimaryKeyRange() {
-        assertPlanUsesIndex(new HotQuery(Sql.READ_EVENTS, Map.of("runId", LONG_RUN, "afterSeq", 99_000L, "limit", 1000),
+        assertPlanUsesIndex(new HotQuery(EventDao.READ_EVENTS, Map.of("runId", LONG_RUN, "afterSeq", 99_000L, "limit", 1000),
                 Map.of(), "parley_run_events", List.of(), false));
-        assertPlanUsesIndex(new HotQuery(Sql.LAST_SEQ, Map.of("runId", LONG_RUN), Map.of(), "parley_run_events",
+        assertPlanUsesIndex(new HotQuery(EventDao.LAST_SEQ, Map.of("runId", LONG_RUN), Map.of(), "parley_run_events",
                 List.of(), false));
         List<RunEvent> tail = store.readEvents(LONG_RUN, 99_000, 1000);
         assertThat(tail).hasSize(1000);
@@ -192,23 +195,23 @@ abstract class HotQueryTest {
     @Test
     @Order(3)
     void theOtherHotReadsUseTheirIndexes() {
-        assertPlanUsesIndex(new HotQuery(Sql.STEP_MESSAGES, Map.of(), Map.of("runIds", List.of("r-4000")),
+        assertPlanUsesIndex(new HotQuery(MessageDao.STEP_MESSAGES, Map.of(), Map.of("runIds", List.of("r-4000")),
                 "parley_messages", "parley_messages_run", false));
-        assertPlanUsesIndex(new HotQuery(Sql.STEP_MESSAGES, Map.of(), Map.of("runIds",
+        assertPlanUsesIndex(new HotQuery(MessageDao.STEP_MESSAGES, Map.of(), Map.of("runIds",
                 IntStream.range(4000, 4050).mapToObj(i -> "r-" + i).collect(Collectors.toList())),
                 "parley_messages", "parley_messages_run", true));
-        assertPlanUsesIndex(new HotQuery(Sql.VARIANT_IDS, Map.of(), Map.of("parentIds", List.of("u-4000", "u-4001")),
+        assertPlanUsesIndex(new HotQuery(MessageDao.VARIANT_IDS, Map.of(), Map.of("parentIds", List.of("u-4000", "u-4001")),
                 "parley_messages", "parley_messages_variants", true));
         List<String> active = List.of("QUEUED", "RUNNING", "WAITING_FOR_INPUT");
         // with no active run at all, the status index alone is as selective: either serves
-        assertPlanUsesIndex(new HotQuery(Sql.FIND_THREAD_RUNS, Map.of("threadId", BIG_THREAD),
+        assertPlanUsesIndex(new HotQuery(RunDao.FIND_THREAD_RUNS, Map.of("threadId", BIG_THREAD),
                 Map.of("statuses", active), "parley_runs", List.of("parley_runs_thread_status", "parley_runs_status"),
                 true));
-        assertPlanUsesIndex(new HotQuery(Sql.FIND_RUNS, Map.of(), Map.of("statuses", active), "parley_runs",
+        assertPlanUsesIndex(new HotQuery(RunDao.FIND_RUNS, Map.of(), Map.of("statuses", active), "parley_runs",
                 "parley_runs_status", true));
-        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS, Map.of("ownerId", "owner-7", "limit", 20),
+        assertPlanUsesIndex(new HotQuery(ThreadDao.LIST_THREADS, Map.of("ownerId", "owner-7", "limit", 20),
                 Map.of(), "parley_threads", "parley_threads_owner_activity", false));
-        assertPlanUsesIndex(new HotQuery(Sql.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
+        assertPlanUsesIndex(new HotQuery(ThreadDao.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
                 "afterAt", Long.MAX_VALUE / 2, "afterId", "thread-5000"), Map.of(), "parley_threads",
                 "parley_threads_owner_activity", false));
         assertThat(store.listStepMessages(List.of("r-4000"))).extracting(Message::id).containsExactly("s-4000");
@@ -227,7 +230,7 @@ abstract class HotQueryTest {
     @Order(3)
     void thePageAfterACursorEntersTheIndexAtTheCursor() {
         long cursorAt = T0.toEpochMilli() + 1507;
-        HotQuery after = new HotQuery(Sql.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
+        HotQuery after = new HotQuery(ThreadDao.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
                 "afterAt", cursorAt, "afterId", "thread-1507"), Map.of(), "parley_threads",
                 "parley_threads_owner_activity", true);
         assertPlanUsesIndex(after);

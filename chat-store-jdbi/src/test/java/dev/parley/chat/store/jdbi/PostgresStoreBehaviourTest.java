@@ -13,7 +13,7 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.StoreBatch;
-import dev.parley.chat.store.jdbi.internal.Sql;
+import dev.parley.chat.store.jdbi.internal.RunDao;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.testing.Await;
@@ -170,7 +170,7 @@ class PostgresStoreBehaviourTest extends StoreBehaviourTest {
         try (JdbiChatStore hostA = database.store().build(); Handle hostB = Jdbi.create(database.dataSource()).open()) {
             leasedRun(hostA);
             hostB.begin();
-            assertThat(hostB.createUpdate(Sql.TAKE_OVER_RUN).bind("runId", "r").bind("instanceId", "host-b")
+            assertThat(hostB.createUpdate(RunDao.TAKE_OVER_RUN).bind("runId", "r").bind("instanceId", "host-b")
                     .bind("now", T0.plusSeconds(60).toEpochMilli()).bind("until", T0.plusSeconds(120).toEpochMilli())
                     .execute()).isEqualTo(1);
 

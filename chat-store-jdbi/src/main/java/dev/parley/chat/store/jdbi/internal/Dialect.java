@@ -6,10 +6,11 @@ import dev.parley.chat.store.jdbi.DatabaseKind;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
-import java.sql.Types;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.argument.AbstractArgumentFactory;
@@ -19,9 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where SQLite and PostgreSQL differ, apart from the DDL (one migration folder per database: identity
- * columns, boolean and integer types, STRICT and WITHOUT ROWID tables). Every DML statement in {@link Sql}
- * is shared; what differs at run time is here:
+ * The database under the store, and what differs for all of its statements. The DDL differs per database
+ * (one migration folder each: identity columns, boolean and integer types, STRICT and WITHOUT ROWID tables).
+ * The DML is shared but for a few statements, which the DAO they belong to keeps in a sub-interface per
+ * database ({@link RunDao#of}, {@link EventDao#of}, {@link SchemaDao#of}). What differs for every
+ * statement is here:
  *
  * <ul>
  *   <li>SQLite has one writer per file: the store serialises its writes ({@link #singleWriter()}) and
@@ -29,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       write transaction of the store starts with a write statement, so even a deferred {@code BEGIN}
  *       takes the write lock at its first statement, through the busy timeout, and never fails upgrading
  *       a read snapshot ({@code SQLITE_BUSY_SNAPSHOT});</li>
- *   <li>SQLite runs in WAL mode, so that readers never wait for the writer.</li>
+ *   <li>SQLite runs in WAL mode, so that readers never wait for the writer;</li>
+ *   <li>PostgreSQL's text cannot hold U+0000 ({@link #storableText}).</li>
  * </ul>
  */
 public enum Dialect {
@@ -54,23 +58,6 @@ public enum Dialect {
         public boolean singleWriter() {
             return true;
         }
-
-        @Override
-        public String indexExistsQuery() {
-            return Sql.SQLITE_INDEX_EXISTS;
-        }
-
-        @Override
-        public String fenceQuery() {
-            return Sql.FENCE_LOST_RUNS;
-        }
-
-        /** sqlite-jdbc: {@code [SQLITE_CONSTRAINT_UNIQUE] … (UNIQUE constraint failed: parley_runs.thread_id)}. */
-        @Override
-        boolean violatesOneActiveRun(SQLException e) {
-            String message = String.valueOf(e.getMessage());
-            return message.contains("SQLITE_CONSTRAINT_UNIQUE") && message.contains("parley_runs.thread_id");
-        }
     },
     POSTGRESQL(DatabaseKind.POSTGRESQL, "postgresql") {
         @Override
@@ -85,29 +72,8 @@ public enum Dialect {
         }
 
         @Override
-        public boolean insertsEventsAsArrays() {
-            return true;
-        }
-
-        @Override
         public String storableText(String value) {
             return value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
-        }
-
-        @Override
-        public String indexExistsQuery() {
-            return Sql.POSTGRESQL_INDEX_EXISTS;
-        }
-
-        @Override
-        public String fenceQuery() {
-            return Sql.FENCE_LOCK_RUNS;
-        }
-
-        /** SQLSTATE 23505 (unique_violation), its message naming the index (in any server language). */
-        @Override
-        boolean violatesOneActiveRun(SQLException e) {
-            return "23505".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(Sql.ONE_ACTIVE_RUN_INDEX);
         }
     };
 
@@ -149,6 +115,21 @@ public enum Dialect {
                         .map(d -> d.kind.productName()).collect(Collectors.joining(" and ")));
     }
 
+    /**
+     * The dialect of a data source's database, asked of a connection's metadata.
+     *
+     * @throws ChatException STORE_FAILURE if the database cannot be reached or is not supported
+     */
+    public static Dialect detect(DataSource source) {
+        String product;
+        try (Connection connection = source.getConnection()) {
+            product = connection.getMetaData().getDatabaseProductName();
+        } catch (SQLException | RuntimeException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, "cannot connect to the database", e);
+        }
+        return detect(product == null ? "" : product);
+    }
+
     public static Dialect of(DatabaseKind kind) {
         for (Dialect dialect : values()) {
             if (dialect.kind == kind) {
@@ -180,15 +161,6 @@ public enum Dialect {
     public void initialise(Handle handle) {
     }
 
-    /**
-     * True if a batch of events goes in as one statement over arrays ({@link Sql#INSERT_EVENTS_UNNEST}):
-     * PostgreSQL executes a JDBC batch row by row, a round trip each, about half as fast (measured by the
-     * bench, section 2).
-     */
-    public boolean insertsEventsAsArrays() {
-        return false;
-    }
-
     /** A text as this database can store it (PostgreSQL's text cannot hold U+0000). */
     public String storableText(String value) {
         return value;
@@ -198,34 +170,4 @@ public enum Dialect {
     public boolean singleWriter() {
         return false;
     }
-
-    /**
-     * The fence check of a batch, binding {@code <runIds>} and {@code :fence}: rows {@code (id, lease_owner)}
-     * including every run of the list leased by another instance, and keeping another instance from taking
-     * a run of the list over until the transaction ends ({@link Sql#FENCE_LOCK_RUNS},
-     * {@link Sql#FENCE_LOST_RUNS}).
-     */
-    public abstract String fenceQuery();
-
-    /** A query binding {@code :name} that returns 1 if that index exists, else 0. */
-    public abstract String indexExistsQuery();
-
-    /**
-     * True if a failed statement broke {@link Sql#ONE_ACTIVE_RUN_INDEX}: somewhere in its causes (and, for a
-     * JDBC batch, their next exceptions) is that unique violation.
-     */
-    public boolean violatesOneActiveRun(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException) {
-                for (SQLException e = (SQLException) t; e != null; e = e.getNextException()) {
-                    if (violatesOneActiveRun(e)) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    abstract boolean violatesOneActiveRun(SQLException e);
 }

@@ -1,5 +1,9 @@
 package dev.parley.chat.store.jdbi.internal;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import javax.sql.DataSource;
@@ -18,9 +22,19 @@ public final class SqliteFiles {
      * A data source opening {@code file} in WAL mode (readers never wait for the writer), with
      * {@code synchronous=FULL} (a commit survives a power loss: seq reservations must), the busy timeout
      * (another process's writer is waited for) and write transactions that take the write lock when they
-     * begin ({@code BEGIN IMMEDIATE}).
+     * begin ({@code BEGIN IMMEDIATE}). Creates the file's folder if it is missing.
+     *
+     * @throws ChatException STORE_FAILURE if the folder cannot be created
      */
     public static DataSource dataSource(Path file, Duration busyTimeout) {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+        } catch (IOException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, "cannot create the folder of the SQLite file", e);
+        }
         SQLiteConfig config = new SQLiteConfig();
         config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);

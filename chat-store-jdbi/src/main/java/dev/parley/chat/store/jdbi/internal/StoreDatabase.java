@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionFactory;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,8 @@ public final class StoreDatabase implements AutoCloseable {
     private final Dialect dialect;
     private final Jdbi reads;
     private final Jdbi writes;
+    private final Daos readDaos;
+    private final Daos writeDaos;
     private final @Nullable ReentrantLock writeLock;
     private final @Nullable AutoCloseable owned;
 
@@ -42,6 +45,8 @@ public final class StoreDatabase implements AutoCloseable {
         this.dialect = dialect;
         this.reads = reads;
         this.writes = writes;
+        this.readDaos = new Daos(reads, dialect);
+        this.writeDaos = writes == reads ? readDaos : new Daos(writes, dialect);
         this.writeLock = dialect.singleWriter() ? new ReentrantLock() : null;
         this.owned = owned;
     }
@@ -52,8 +57,7 @@ public final class StoreDatabase implements AutoCloseable {
      * pool's default; it goes back to the pool with the pool's setting ({@link AutoCommit}).
      */
     public static StoreDatabase over(DataSource dataSource, Dialect dialect, Duration busyTimeout) {
-        Jdbi jdbi = Jdbi.create(new HostConnections(dataSource, dialect, busyTimeout));
-        dialect.configure(jdbi);
+        Jdbi jdbi = jdbi(new HostConnections(dataSource, dialect, busyTimeout), dialect);
         return new StoreDatabase(dialect, jdbi, jdbi, null);
     }
 
@@ -70,7 +74,7 @@ public final class StoreDatabase implements AutoCloseable {
             throw new ChatException(ErrorCode.STORE_FAILURE, "cannot open the SQLite file", e);
         }
         IdleConnections readers = new IdleConnections(dataSource, Dialect.SQLITE, busyTimeout, IDLE_SQLITE_READERS);
-        Jdbi writes = Jdbi.create(new ConnectionFactory() {
+        Jdbi writes = jdbi(new ConnectionFactory() {
             @Override
             public Connection openConnection() {
                 return writer;
@@ -80,11 +84,18 @@ public final class StoreDatabase implements AutoCloseable {
             public void closeConnection(Connection connection) {
                 // the writer stays open until the store closes
             }
-        });
-        return new StoreDatabase(Dialect.SQLITE, Jdbi.create(readers), writes, () -> {
+        }, Dialect.SQLITE);
+        return new StoreDatabase(Dialect.SQLITE, jdbi(readers, Dialect.SQLITE), writes, () -> {
             readers.close();
             writer.close();
         });
+    }
+
+    /** A Jdbi that takes SqlObject DAOs ({@link SqlObjectPlugin}), adapted to the database. */
+    private static Jdbi jdbi(ConnectionFactory connections, Dialect dialect) {
+        Jdbi jdbi = Jdbi.create(connections).installPlugin(new SqlObjectPlugin());
+        dialect.configure(jdbi);
+        return jdbi;
     }
 
     private static Connection prepared(Connection connection, Dialect dialect, Duration busyTimeout)
@@ -104,19 +115,22 @@ public final class StoreDatabase implements AutoCloseable {
 
     /**
      * Runs a read on a handle of its own, in auto-commit mode (no transaction stays open); never waits for a
-     * writer of this store.
+     * writer of this store. The DAOs' calls in {@code work} run on that handle.
      */
-    public <T> T read(String what, HandleCallback<T, RuntimeException> work) {
+    public <T> T read(String what, Daos.Work<T> work) {
         try {
-            return reads.withHandle(work);
+            return reads.withHandle(h -> work.on(readDaos));
         } catch (RuntimeException e) {
             throw failure(what, e);
         }
     }
 
-    /** Runs work in one transaction (serialised with the store's other writes on SQLite). */
-    public <T> T write(String what, HandleCallback<T, RuntimeException> work) {
-        return serialised(what, () -> writes.inTransaction(work));
+    /**
+     * Runs work in one transaction (serialised with the store's other writes on SQLite); the DAOs' calls in
+     * {@code work} run in it.
+     */
+    public <T> T write(String what, Daos.Work<T> work) {
+        return serialised(what, () -> writes.inTransaction(h -> work.on(writeDaos)));
     }
 
     /** Runs work on the write connection outside a transaction (for statements that forbid one). */

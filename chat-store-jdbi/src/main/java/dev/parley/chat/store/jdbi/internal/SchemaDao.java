@@ -1,0 +1,81 @@
+package dev.parley.chat.store.jdbi.internal;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import java.util.List;
+import org.jdbi.v3.sqlobject.customizer.Define;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+
+/**
+ * Probes of the schema, for a store whose host runs the migrations: every table of the current version
+ * exists and is readable, and what later versions added is there. Whether an index exists is asked of each
+ * database's own catalogue ({@link Sqlite}, {@link Postgres}; the store uses its database's, {@link #of}).
+ */
+public interface SchemaDao {
+    /** The tables of the current schema version; each is probed when migrations are left to the host. */
+    List<String> TABLES = List.of(
+        "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
+        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions");
+
+    /** The interface to attach on a database. */
+    static Class<? extends SchemaDao> of(Dialect dialect) {
+        return switch (dialect) {
+            case SQLITE -> Sqlite.class;
+            case POSTGRESQL -> Postgres.class;
+        };
+    }
+
+    /** Fails unless {@code table} exists and is readable; it reads no row. */
+    @SqlQuery("SELECT COUNT(*) FROM <table> WHERE 1 = 0")
+    long probeTable(@Define String table);
+
+    /** Fails unless the columns added after version 1 exist (the host ran every migration). */
+    @SqlQuery("SELECT COUNT(lease_owner) + COUNT(lease_until) FROM parley_runs WHERE 1 = 0")
+    long probeLaterColumns();
+
+    /** 1 if the index exists, else 0. */
+    int indexExists(String name);
+
+    /**
+     * Checks the schema, each probe on a read of its own.
+     *
+     * @param scripts where the host finds the migration scripts, for the message of a failure
+     * @throws ChatException STORE_FAILURE naming what is missing
+     */
+    static void require(StoreDatabase db, String scripts) {
+        for (String table : TABLES) {
+            try {
+                db.read("probing " + table, dao -> dao.schema().probeTable(table));
+            } catch (ChatException e) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "the Parley table " + table + " is missing or "
+                        + "unreadable: run the migrations (ParleyMigrations.migrate, or the scripts at " + scripts
+                        + ") or build the store with migrate(true)", e);
+            }
+        }
+        String tooOld = "the Parley tables are older than this version: run the newer migrations "
+                + "(ParleyMigrations.migrate, or the scripts at " + scripts + ") or build the store with migrate(true)";
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeLaterColumns());
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
+        }
+        if (db.read("probing the schema version", dao -> dao.schema().indexExists(RunDao.ONE_ACTIVE_RUN_INDEX)) == 0) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + RunDao.ONE_ACTIVE_RUN_INDEX
+                    + " of version 3 is missing)");
+        }
+    }
+
+    /** SQLite: the index in {@code sqlite_master}. */
+    interface Sqlite extends SchemaDao {
+        @Override
+        @SqlQuery("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name")
+        int indexExists(String name);
+    }
+
+    /** PostgreSQL: the index in the search path (where the tables are found). */
+    interface Postgres extends SchemaDao {
+        @Override
+        @SqlQuery("SELECT CASE WHEN to_regclass(:name) IS NULL THEN 0 ELSE 1 END")
+        int indexExists(String name);
+    }
+}
