@@ -336,6 +336,7 @@ class ClusterTest extends EngineTestSupport {
         ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("next")), failingOnce);
         await(() -> store.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
                 "b to take the run over");
+        awaitRunVia(b, ticket.runId(), RunStatus.INTERRUPTED);
         assertThat(failedReservations.get()).as("the take-over's reservation failed").isPositive();
         RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
         awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
