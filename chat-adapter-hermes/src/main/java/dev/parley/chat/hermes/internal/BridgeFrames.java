@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesErrors;
+import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TodoItem;
 import dev.parley.chat.runtime.RunRequest;
@@ -17,16 +18,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Maps one run's Bridge frames to events, as {@code docs/hermes-bridge-protocol.md} section 4 says:
- * numbering (a frame whose seq is not above the last one handled is a replay and dropped), thinking
- * blocks, host tool calls, clarify questions, sessions, the end. Lives on the run's stream thread; not
- * thread-safe.
+ * Maps one run's Bridge frames to events, as {@code docs/hermes-bridge-protocol.md} sections 4 and 10
+ * say: numbering (a frame whose seq is not above the last one handled is a replay and dropped), thinking
+ * blocks, host tool calls, clarify questions and approvals (as pending inputs), sessions, the end. Lives
+ * on the run's stream thread, except {@link #expiredByHost}, which any thread may call.
  */
 final class BridgeFrames {
     private static final Logger log = LoggerFactory.getLogger(BridgeFrames.class);
@@ -38,6 +40,7 @@ final class BridgeFrames {
     private final Predicate<AgentStreamEvent> emit;
     private final Set<String> hostToolNames = new HashSet<>();
     private final Set<String> hostCallIds = new HashSet<>();
+    private final Set<String> expiredByHost = ConcurrentHashMap.newKeySet();
     private long lastSeq;
     private @Nullable String thinkingId;
     private @Nullable String reportedSession;
@@ -67,6 +70,14 @@ final class BridgeFrames {
     /** Why the stream cannot be read on, or null. */
     @Nullable String protocolError() {
         return protocolError;
+    }
+
+    /**
+     * The host expired approval {@code approvalId} itself and logged that: the Bridge's
+     * {@code approval_resolved{expired}} for it is not passed on again.
+     */
+    void expiredByHost(String approvalId) {
+        expiredByHost.add(approvalId);
     }
 
     /** Handles one SSE frame; false to stop reading (the stream is over, or a frame broke the protocol). */
@@ -189,11 +200,14 @@ final class BridgeFrames {
             case "clarify_resolved": {
                 String clarifyId = text(f, "clarifyId");
                 if (clarifyId != null && "cancelled".equalsIgnoreCase(text(f, "outcome"))) {
-                    return emit(new AgentStreamEvent.ClarifyResolved(clarifyId, AgentStreamEvent.ClarifyOutcome.CANCELLED,
-                            List.of()));
+                    return emit(new AgentStreamEvent.InputResolved(clarifyId, AgentStreamEvent.InputOutcome.CANCELLED, null));
                 }
                 return true;
             }
+            case "approval_request":
+                return onApproval(f, seq);
+            case "approval_resolved":
+                return onApprovalResolved(f);
             case "usage": {
                 long in = Math.max(0, f.path("inputTokens").asLong(0));
                 long out = Math.max(0, f.path("outputTokens").asLong(0));
@@ -247,9 +261,37 @@ final class BridgeFrames {
                 choices.add(clean(choice.asText()));
             }
         }
-        return emit(new AgentStreamEvent.ClarifyRequested(runId + ":clarify:" + clarifyId, clarifyId,
-                clean(orElse(text(f, "question"), "")), choices, f.path("multiSelect").asBoolean(false),
+        ClarifyRequest question = new ClarifyRequest(clean(orElse(text(f, "question"), "")), choices,
+                f.path("multiSelect").asBoolean(false));
+        return emit(new AgentStreamEvent.InputRequested(runId + ":clarify:" + clarifyId, clarifyId, question, null,
                 Long.toString(seq)));
+    }
+
+    private boolean onApproval(JsonNode f, long seq) {
+        thinkingId = null;
+        String approvalId = text(f, "approvalId");
+        if (approvalId == null || approvalId.isBlank()) {
+            protocolError = "approval_request frame " + seq + " has no approvalId";
+            return false;
+        }
+        return emit(new AgentStreamEvent.InputRequested(runId + ":approval:" + approvalId, approvalId,
+                BridgeApprovals.request(f, json, redactor), BridgeApprovals.expiresAt(f), Long.toString(seq)));
+    }
+
+    /** Expired or withdrawn on the Bridge's side: the input closes. A decision is logged by the engine itself. */
+    private boolean onApprovalResolved(JsonNode f) {
+        String approvalId = text(f, "approvalId");
+        String outcome = orElse(text(f, "outcome"), "").toLowerCase(Locale.ROOT);
+        if (approvalId == null) {
+            return true;
+        }
+        if (outcome.equals("expired") && !expiredByHost.contains(approvalId)) {
+            return emit(new AgentStreamEvent.InputResolved(approvalId, AgentStreamEvent.InputOutcome.EXPIRED, null));
+        }
+        if (outcome.equals("cancelled")) {
+            return emit(new AgentStreamEvent.InputResolved(approvalId, AgentStreamEvent.InputOutcome.CANCELLED, null));
+        }
+        return true;
     }
 
     private boolean onDone(JsonNode f) {

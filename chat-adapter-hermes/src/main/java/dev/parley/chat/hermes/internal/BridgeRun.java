@@ -86,6 +86,14 @@ public final class BridgeRun extends RunLoop {
         cancelRequested = true;
     }
 
+    /**
+     * The host expired approval {@code approvalId} (and logged it); the Bridge's own report of that
+     * expiry is not passed on again. Any thread.
+     */
+    public void expiredByHost(String approvalId) {
+        frames.expiredByHost(approvalId);
+    }
+
     @Override
     void finished() {
         onEnd.accept(this);
