@@ -1,6 +1,7 @@
 package dev.parley.simulator;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -36,8 +37,69 @@ public final class SimulatorConfig {
         this.retainedFrames = b.retainedFrames;
     }
 
+    /** What {@link #fromCommandLine} takes. */
+    public static final String USAGE = "usage: BridgeSimulator [--port N] [--host H] [--token T] [--heartbeat S] "
+            + "[--rate N] [--slow-rate N] [--scenario NAME] [--long-count N] [--strict-sessions]";
+
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A configuration from command-line options: {@code --port N} (default 8700, 0 for any), {@code --host H}
+     * (default 127.0.0.1), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
+     * {@code --rate EVENTS_PER_SECOND} (default 0: as fast as possible), {@code --slow-rate N} (default 20),
+     * {@code --scenario NAME} (force one for every run), {@code --long-count N} (default 1000),
+     * {@code --strict-sessions}.
+     *
+     * @throws IllegalArgumentException for an unknown option, a missing or bad value
+     */
+    public static SimulatorConfig fromCommandLine(String... args) {
+        Builder builder = builder().port(8700);
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--strict-sessions")) {
+                builder.strictSessions(true);
+                continue;
+            }
+            if (++i >= args.length) {
+                throw new IllegalArgumentException(arg + " needs a value");
+            }
+            String value = args[i];
+            switch (arg) {
+                case "--port":
+                    builder.port(Integer.parseInt(value));
+                    break;
+                case "--host":
+                    builder.host(value);
+                    break;
+                case "--token":
+                    builder.bearerToken(value);
+                    break;
+                case "--heartbeat":
+                    builder.heartbeatInterval(seconds(value));
+                    break;
+                case "--rate":
+                    builder.eventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--slow-rate":
+                    builder.slowEventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--scenario":
+                    builder.scenario(Scenario.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_')));
+                    break;
+                case "--long-count":
+                    builder.longCount(Integer.parseInt(value));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + arg + " (try --help)");
+            }
+        }
+        return builder.build();
+    }
+
+    private static Duration seconds(String value) {
+        return Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
     }
 
     /** Everything at its default: loopback, an ephemeral port, no token, 15 s heartbeats, full speed. */

@@ -3,13 +3,7 @@ package dev.parley.simulator.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.simulator.Scenario;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +12,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One simulated run: its frame log (kept for re-attaching), its status, and what it waits for. The
- * agent thread appends frames; any number of stream writers read them. Thread-safe.
+ * One simulated run: its {@link FrameLog} (kept for re-attaching), its status, and what it waits for
+ * (a clarify answer, a host tool's result). The agent thread appends frames and waits; HTTP threads
+ * answer. Thread-safe.
  */
 public final class SimRun {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,16 +41,13 @@ public final class SimRun {
     private final Scenario scenario;
     private final String userMessage;
     private final List<String> hostTools;
-    private final Clock clock;
+    private final FrameLog frames;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final ArrayList<byte[]> frames = new ArrayList<>();
-    private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(256);
 
     // guarded by lock
     private String hermesSessionId;
     private String status = "running";
-    private boolean ended;
     private boolean cancelled;
     private boolean dropPending;
     private String pendingClarifyId;
@@ -64,7 +56,6 @@ public final class SimRun {
     private String pendingToolCallId;
     private ObjectNode pendingToolCall;
     private final Map<String, ToolOutcome> toolResults = new HashMap<>();
-    private long endedAt;
 
     public SimRun(String runId, Scenario scenario, String userMessage, List<String> hostTools, String hermesSessionId,
             boolean dropFirstConnection, Clock clock) {
@@ -74,7 +65,7 @@ public final class SimRun {
         this.hostTools = List.copyOf(hostTools);
         this.hermesSessionId = hermesSessionId;
         this.dropPending = dropFirstConnection;
-        this.clock = clock;
+        this.frames = new FrameLog(runId, clock);
     }
 
     public String runId() {
@@ -95,83 +86,14 @@ public final class SimRun {
 
     // ------------------------------------------------------------------ frames
 
-    /**
-     * Appends a frame: {@code id: seq / event: kind / data: {runId, seq, ts, tsMicros, kind, …payload}}.
-     * Returns its seq.
-     */
+    /** The run's frame log, for stream writers. */
+    public FrameLog frames() {
+        return frames;
+    }
+
+    /** Appends a frame to the log; returns its seq. */
     public long append(String kind, ObjectNode payload) {
-        lock.lock();
-        try {
-            long seq = frames.size() + 1L;
-            Instant now = clock.instant();
-            ObjectNode data = JSON.createObjectNode();
-            data.put("runId", runId);
-            data.put("seq", seq);
-            data.put("ts", now.toEpochMilli());
-            data.put("tsMicros", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
-            data.put("kind", kind);
-            data.setAll(payload);
-            scratch.reset();
-            writeAscii("id: " + seq + "\nevent: " + kind + "\ndata: ");
-            JSON.writeValue(scratch, data);
-            writeAscii("\n\n");
-            frames.add(scratch.toByteArray());
-            if (kind.equals("done")) {
-                ended = true;
-                endedAt = System.nanoTime();
-            }
-            changed.signalAll();
-            return seq;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void writeAscii(String text) {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        scratch.write(bytes, 0, bytes.length);
-    }
-
-    /** A batch of frames to write to a stream. */
-    public record Batch(List<byte[]> frames, boolean last, boolean heartbeat) {
-    }
-
-    /**
-     * The frames after {@code after} (at most {@code max}); waits up to {@code heartbeat} for one. An
-     * empty, non-last batch means it is time for a heartbeat.
-     */
-    public Batch next(long after, int max, long heartbeatNanos) throws InterruptedException {
-        lock.lock();
-        try {
-            long wait = heartbeatNanos;
-            while (frames.size() <= after && !ended) {
-                if (wait <= 0) {
-                    return new Batch(List.of(), false, true);
-                }
-                wait = changed.awaitNanos(wait);
-            }
-            int from = (int) Math.min(after, frames.size());
-            int to = (int) Math.min(frames.size(), (long) from + max);
-            List<byte[]> batch = new ArrayList<>(frames.subList(from, to));
-            return new Batch(batch, ended && to == frames.size(), false);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    public long lastSeq() {
-        lock.lock();
-        try {
-            return frames.size();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    public int frameCount() {
-        return (int) lastSeq();
+        return frames.append(kind, payload);
     }
 
     /** True once for the first stream of a DROP run: that connection is to be cut. */
@@ -207,23 +129,9 @@ public final class SimRun {
         }
     }
 
+    /** True once the run's {@code done} frame is logged. */
     public boolean ended() {
-        lock.lock();
-        try {
-            return ended;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** System.nanoTime() of the end, or 0 while running. */
-    public long endedAt() {
-        lock.lock();
-        try {
-            return endedAt;
-        } finally {
-            lock.unlock();
-        }
+        return frames.ended();
     }
 
     public String hermesSessionId() {
@@ -252,7 +160,7 @@ public final class SimRun {
             node.put("runId", runId);
             node.put("status", status);
             node.put("hermesSessionId", hermesSessionId);
-            node.put("lastSeq", frames.size());
+            node.put("lastSeq", frames.lastSeq());
             if (pendingClarify != null) {
                 node.set("pendingClarify", pendingClarify.deepCopy());
             } else {
@@ -275,7 +183,7 @@ public final class SimRun {
     public boolean cancel() {
         lock.lock();
         try {
-            if (ended) {
+            if (frames.ended()) {
                 return false;
             }
             cancelled = true;
@@ -354,7 +262,7 @@ public final class SimRun {
             if (taken != null) {
                 return taken.equals(answer) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
             }
-            if (!clarifyId.equals(pendingClarifyId) || cancelled || ended) {
+            if (!clarifyId.equals(pendingClarifyId) || cancelled || frames.ended()) {
                 return Acceptance.NOT_PENDING;
             }
             clarifyAnswers.put(clarifyId, List.copyOf(answer));
@@ -405,7 +313,7 @@ public final class SimRun {
             if (taken != null) {
                 return taken.equals(outcome) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
             }
-            if (!toolCallId.equals(pendingToolCallId) || cancelled || ended) {
+            if (!toolCallId.equals(pendingToolCallId) || cancelled || frames.ended()) {
                 return Acceptance.NOT_PENDING;
             }
             toolResults.put(toolCallId, outcome);
