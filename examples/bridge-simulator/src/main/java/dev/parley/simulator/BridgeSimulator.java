@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.parley.simulator.internal.Agent;
+import dev.parley.simulator.internal.ApprovalMemory;
 import dev.parley.simulator.internal.ControlRoutes;
 import dev.parley.simulator.internal.FrameLog;
 import dev.parley.simulator.internal.SimRun;
@@ -65,6 +66,7 @@ public final class BridgeSimulator implements AutoCloseable {
     private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
     private final Map<String, String> activeBySession = new HashMap<>();
     private final Map<String, Boolean> sessions = new HashMap<>();
+    private final ApprovalMemory approvals = new ApprovalMemory();
     private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
     private final Map<String, RunRequestSeen> requests = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> streams = new ConcurrentHashMap<>();
@@ -122,8 +124,12 @@ public final class BridgeSimulator implements AutoCloseable {
         return run == null ? Optional.empty() : Optional.of(run.status());
     }
 
-    /** Forgets every session, as a restarted Bridge would (runs are kept). */
+    /**
+     * Forgets every session and the approvals given "for the session", as a restarted Bridge would (runs and
+     * "always" approvals are kept).
+     */
     public void forgetSessions() {
+        approvals.forgetSessions();
         synchronized (sessions) {
             sessions.clear();
         }
@@ -179,7 +185,8 @@ public final class BridgeSimulator implements AutoCloseable {
             }
             int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
             ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
-            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools");
+            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
+                    .add("approvals");
             body.put("activeRuns", active).put("simulated", true);
             json(ex, 200, body);
             return;
@@ -201,7 +208,9 @@ public final class BridgeSimulator implements AutoCloseable {
                 return;
             }
             String action = path.length == 2 ? "" : path[2];
-            if (path.length > 3) {
+            if (path.length == 4 && path[2].equals("approval") && path[3].equals("expire")) {
+                action = "approval/expire";
+            } else if (path.length > 3) {
                 action = "?";
             }
             switch (action) {
@@ -228,6 +237,16 @@ public final class BridgeSimulator implements AutoCloseable {
                 case "tool-result":
                     if (expect(ex, "POST")) {
                         ControlRoutes.toolResult(ex, run);
+                    }
+                    return;
+                case "approval":
+                    if (expect(ex, "POST")) {
+                        ControlRoutes.approval(ex, run);
+                    }
+                    return;
+                case "approval/expire":
+                    if (expect(ex, "POST")) {
+                        ControlRoutes.expireApproval(ex, run);
                     }
                     return;
                 default:
@@ -292,6 +311,11 @@ public final class BridgeSimulator implements AutoCloseable {
                 hostTools.add(name);
             }
         }
+        boolean takesApprovals = false;
+        for (JsonNode capability : body.path("clientCapabilities")) {
+            takesApprovals |= "approvals".equals(capability.asText());
+        }
+        String threadId = text(body, "threadId");
         Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(message);
         String hermesSession;
         boolean resumed;
@@ -313,14 +337,15 @@ public final class BridgeSimulator implements AutoCloseable {
             hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
             sessions.put(hermesSession, Boolean.TRUE);
             activeBySession.put(hermesSession, runId);
-            run = new SimRun(runId, scenario, message, hostTools, hermesSession, scenario == Scenario.DROP, clock);
+            String approvalKey = threadId != null && !threadId.isBlank() ? "thread:" + threadId : "session:" + hermesSession;
+            run = new SimRun(runId, scenario, message, hostTools, hermesSession, approvalKey, takesApprovals,
+                    scenario == Scenario.DROP, clock);
             runs.put(runId, run);
         }
         requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
                 text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools)));
-        double rate = scenario == Scenario.SLOW ? config.slowEventsPerSecond() : config.eventsPerSecond();
         String sessionKey = hermesSession;
-        Agent agent = new Agent(run, requested, resumed, rate, config.longCount(), rotated -> {
+        Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {
                 sessions.put(rotated, Boolean.TRUE);
                 activeBySession.remove(sessionKey);

@@ -12,13 +12,16 @@ import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The routes that hand a run something while it goes: a clarify answer (protocol section 5), a host
- * tool's result (7), a cancel (8). Each answers as the protocol page says.
+ * tool's result (7), a cancel (8), an approval decision or expiry (10). Each answers as the protocol page
+ * says.
  */
 public final class ControlRoutes {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> DECISIONS = Set.of("once", "session", "always", "deny");
 
     private ControlRoutes() {
     }
@@ -84,5 +87,51 @@ public final class ControlRoutes {
             return;
         }
         accepted(ex, outcome == SimRun.Acceptance.REPLAYED);
+    }
+
+    /** {@code POST /runs/{id}/approval}. */
+    public static void approval(HttpExchange ex, SimRun run) throws IOException {
+        JsonNode body = readJson(ex);
+        if (body == null) {
+            return;
+        }
+        String approvalId = text(body, "approvalId");
+        String decision = text(body, "decision");
+        if (approvalId == null || approvalId.isBlank() || decision == null || !DECISIONS.contains(decision)) {
+            error(ex, 400, "INVALID_REQUEST", "approvalId and a decision (once, session, always or deny) are required",
+                    false);
+            return;
+        }
+        approvalAnswer(ex, run.decide(approvalId, decision), "decision " + decision);
+    }
+
+    /** {@code POST /runs/{id}/approval/expire}. */
+    public static void expireApproval(HttpExchange ex, SimRun run) throws IOException {
+        JsonNode body = readJson(ex);
+        if (body == null) {
+            return;
+        }
+        String approvalId = text(body, "approvalId");
+        if (approvalId == null || approvalId.isBlank()) {
+            error(ex, 400, "INVALID_REQUEST", "approvalId is required", false);
+            return;
+        }
+        approvalAnswer(ex, run.expireApproval(approvalId), "expiry");
+    }
+
+    private static void approvalAnswer(HttpExchange ex, SimRun.Acceptance outcome, String what) throws IOException {
+        switch (outcome) {
+            case UNKNOWN:
+                error(ex, 404, "APPROVAL_NOT_FOUND", "the run never asked this approval", false);
+                break;
+            case NOT_PENDING:
+                error(ex, 409, "APPROVAL_NOT_PENDING", "the approval was decided otherwise, expired or withdrawn", false);
+                break;
+            case NOT_OFFERED:
+                error(ex, 400, "INVALID_REQUEST", "the " + what + " is not among the approval's choices", false);
+                break;
+            default:
+                accepted(ex, outcome == SimRun.Acceptance.REPLAYED);
+        }
     }
 }

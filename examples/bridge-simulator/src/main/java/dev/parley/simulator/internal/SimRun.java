@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.simulator.Scenario;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One simulated run: its {@link FrameLog} (kept for re-attaching), its status, and what it waits for
- * (a clarify answer, a host tool's result). The agent thread appends frames and waits; HTTP threads
+ * (a clarify answer, a host tool's result, an approval decision). The agent thread appends frames and waits; HTTP threads
  * answer. Thread-safe.
  */
 public final class SimRun {
@@ -32,15 +33,21 @@ public final class SimRun {
     public record ToolOutcome(String result, boolean error) {
     }
 
-    /** What {@link #answer} and {@link #toolResult} report. */
+    /** What {@link #answer}, {@link #toolResult}, {@link #decide} and {@link #expireApproval} report. */
     public enum Acceptance {
-        ACCEPTED, REPLAYED, NOT_PENDING, UNKNOWN
+        ACCEPTED, REPLAYED, NOT_PENDING, UNKNOWN, NOT_OFFERED
     }
+
+    /** How an approval wait ended when no decision came: its own timeout or an expiry call. */
+    public static final String EXPIRED = "expired";
+    private static final String WITHDRAWN = "withdrawn";
 
     private final String runId;
     private final Scenario scenario;
     private final String userMessage;
     private final List<String> hostTools;
+    private final String approvalKey;
+    private final boolean clientTakesApprovals;
     private final FrameLog frames;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -56,13 +63,23 @@ public final class SimRun {
     private String pendingToolCallId;
     private ObjectNode pendingToolCall;
     private final Map<String, ToolOutcome> toolResults = new HashMap<>();
+    private String pendingApprovalId;
+    private ObjectNode pendingApproval;
+    private final Map<String, List<String>> approvalChoices = new HashMap<>();
+    private final Map<String, String> approvalOutcomes = new HashMap<>();
 
+    /**
+     * @param approvalKey what "session" approvals are remembered under: the thread id, else the Hermes session
+     * @param clientTakesApprovals whether the client said {@code clientCapabilities: ["approvals"]}
+     */
     public SimRun(String runId, Scenario scenario, String userMessage, List<String> hostTools, String hermesSessionId,
-            boolean dropFirstConnection, Clock clock) {
+            String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection, Clock clock) {
         this.runId = runId;
         this.scenario = scenario;
         this.userMessage = userMessage;
         this.hostTools = List.copyOf(hostTools);
+        this.approvalKey = approvalKey;
+        this.clientTakesApprovals = clientTakesApprovals;
         this.hermesSessionId = hermesSessionId;
         this.dropPending = dropFirstConnection;
         this.frames = new FrameLog(runId, clock);
@@ -82,6 +99,14 @@ public final class SimRun {
 
     public List<String> hostTools() {
         return hostTools;
+    }
+
+    public String approvalKey() {
+        return approvalKey;
+    }
+
+    public boolean clientTakesApprovals() {
+        return clientTakesApprovals;
     }
 
     // ------------------------------------------------------------------ frames
@@ -170,6 +195,11 @@ public final class SimRun {
                 node.set("pendingToolCall", pendingToolCall.deepCopy());
             } else {
                 node.putNull("pendingToolCall");
+            }
+            if (pendingApproval != null) {
+                node.set("pendingApproval", pendingApproval.deepCopy());
+            } else {
+                node.putNull("pendingApproval");
             }
             return node;
         } finally {
@@ -317,6 +347,95 @@ public final class SimRun {
                 return Acceptance.NOT_PENDING;
             }
             toolResults.put(toolCallId, outcome);
+            changed.signalAll();
+            return Acceptance.ACCEPTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ approvals
+
+    /**
+     * Makes an approval pending and appends its {@code approval_request} frame, atomically.
+     *
+     * @param request the frame's payload, with {@code approvalId} and {@code choices}
+     */
+    public long askApproval(ObjectNode request) {
+        lock.lock();
+        try {
+            String approvalId = request.path("approvalId").asText();
+            List<String> choices = new ArrayList<>();
+            request.path("choices").forEach(choice -> choices.add(choice.asText()));
+            approvalChoices.put(approvalId, List.copyOf(choices));
+            pendingApprovalId = approvalId;
+            pendingApproval = request.deepCopy();
+            status = "waiting_for_approval";
+            return append("approval_request", request);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the decision on the pending approval: {@code once}, {@code session}, {@code always},
+     * {@code deny}, or {@link #EXPIRED} when {@code timeoutNanos} (0 for no limit) passed or the client
+     * expired it.
+     *
+     * @throws Cancelled if the run was cancelled first (the approval is withdrawn)
+     */
+    public String awaitDecision(String approvalId, long timeoutNanos) throws Cancelled, InterruptedException {
+        lock.lock();
+        try {
+            long left = timeoutNanos;
+            while (!approvalOutcomes.containsKey(approvalId) && !cancelled) {
+                if (timeoutNanos > 0 && left <= 0) {
+                    approvalOutcomes.put(approvalId, EXPIRED);
+                    break;
+                }
+                left = changed.awaitNanos(timeoutNanos > 0 ? left : TimeUnit.SECONDS.toNanos(1));
+            }
+            pendingApprovalId = null;
+            pendingApproval = null;
+            if (!approvalOutcomes.containsKey(approvalId)) {
+                approvalOutcomes.put(approvalId, WITHDRAWN);
+                throw new Cancelled();
+            }
+            status = "running";
+            return approvalOutcomes.get(approvalId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes a decision: once; the same decision again is a replay; another, or after the end, is refused. */
+    public Acceptance decide(String approvalId, String decision) {
+        return resolveApproval(approvalId, decision);
+    }
+
+    /** Expires a pending approval at the client's request; a second expiry is a replay. */
+    public Acceptance expireApproval(String approvalId) {
+        return resolveApproval(approvalId, EXPIRED);
+    }
+
+    private Acceptance resolveApproval(String approvalId, String outcome) {
+        lock.lock();
+        try {
+            String taken = approvalOutcomes.get(approvalId);
+            if (taken != null) {
+                return taken.equals(outcome) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
+            }
+            List<String> offered = approvalChoices.get(approvalId);
+            if (offered == null) {
+                return Acceptance.UNKNOWN;
+            }
+            if (!approvalId.equals(pendingApprovalId) || cancelled || frames.ended()) {
+                return Acceptance.NOT_PENDING;
+            }
+            if (!outcome.equals(EXPIRED) && !offered.contains(outcome)) {
+                return Acceptance.NOT_OFFERED;
+            }
+            approvalOutcomes.put(approvalId, outcome);
             changed.signalAll();
             return Acceptance.ACCEPTED;
         } finally {
