@@ -69,10 +69,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threading and errors</h2>
  * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
- * {@link #cancel}, {@link #submitToolResult}) block for at most the request timeout and throw
- * {@link ChatException}: {@code RUNTIME_UNAVAILABLE} when the runtime cannot be reached, {@code NOT_FOUND},
- * {@code CONFLICT} or {@code INVALID_INPUT} as the runtime answers, {@code UNSUPPORTED} for what the
- * transport cannot do ({@link #inputExpired} never throws on the Bridge). Bearer tokens and model API keys never appear in messages, logs or events.
+ * {@link #answerApproval}, {@link #inputExpired}, {@link #cancel}, {@link #submitToolResult}) block for at
+ * most the request timeout and throw {@link ChatException}: {@code RUNTIME_UNAVAILABLE} when the runtime
+ * cannot be reached, {@code NOT_FOUND}, {@code CONFLICT} or {@code INVALID_INPUT} as the runtime answers,
+ * {@code UNSUPPORTED} for what the transport cannot do ({@link #inputExpired} never throws on the Bridge).
+ * Bearer tokens and model API keys never appear in messages, logs or events.
  */
 public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HermesRuntimeAdapter.class);
@@ -312,8 +313,8 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
 
     /**
      * Bridge: {@code POST /runs/{runId}/cancel}; the stream then ends {@code done{cancelled}}, a pending
-     * clarify or approval is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives before the
-     * runtime confirmed the run is sent again as soon as it does.
+     * clarify or approval is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives
+     * before the runtime confirmed the run is sent again as soon as it does.
      *
      * @throws ChatException NOT_FOUND if the runtime does not know the run
      */

@@ -318,12 +318,9 @@ class EndToEndTest {
         ChatEngine engine = engine(simulator(b -> { }));
         String thread = engine.createThread(ALICE, NewThread.empty()).id();
 
-        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
-        awaitApproval(engine, ticket.runId());
-        engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.DENY));
-        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        Run run = decided(engine, thread, ApprovalDecision.DENY);
 
-        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You denied");
+        assertThat(((AssistantMessage) message(run.assistantMessageId())).text()).startsWith("You denied");
         assertThat(steps(run, ApprovalMessage.class).get(0).decision()).isEqualTo(ApprovalDecision.DENY);
         assertThat(steps(run, ResultMessage.class)).singleElement().satisfies(r -> {
             assertThat(r.error()).isTrue();
@@ -335,10 +332,7 @@ class EndToEndTest {
     void anApprovalForTheThreadIsNotAskedAgainInItButInAnotherThread() throws Exception {
         ChatEngine engine = engine(simulator(b -> { }));
         String thread = engine.createThread(ALICE, NewThread.empty()).id();
-        RunTicket first = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
-        awaitApproval(engine, first.runId());
-        engine.answer(ALICE, first.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_FOR_THREAD));
-        awaitRun(engine, first.runId(), RunStatus.SUCCEEDED);
+        decided(engine, thread, ApprovalDecision.ALLOW_FOR_THREAD);
 
         RunTicket second = startWhenFree(engine, thread, "approve the cleanup once more");
         Run run = awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
@@ -409,6 +403,14 @@ class EndToEndTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** Runs the approve scenario on the thread, takes {@code decision} on its approval, and waits for the run's end. */
+    private static Run decided(ChatEngine engine, String thread, ApprovalDecision decision) {
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
+        awaitApproval(engine, ticket.runId());
+        assertThat(engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(decision))).isEqualTo(AnswerResult.ACCEPTED);
+        return awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+    }
 
     private static PendingInput awaitApproval(ChatEngine engine, String runId) {
         return await(() -> engine.state(ALICE, runId).pendingInputs(), inputs -> inputs.stream()

@@ -46,7 +46,10 @@ final class BridgeFrames {
     private @Nullable String reportedSession;
     private @Nullable String protocolError;
 
-    /** @param emit hands an event on; false once the stream is over (the terminal event went out, or the subscriber left) */
+    /**
+     * @param emit hands an event on; false once the stream is over (the terminal event went out, or the
+     *     subscriber left)
+     */
     BridgeFrames(RunRequest request, ObjectMapper json, Redactor redactor, Predicate<AgentStreamEvent> emit) {
         this.runId = request.runId();
         this.assistantMessageId = request.assistantMessageId();

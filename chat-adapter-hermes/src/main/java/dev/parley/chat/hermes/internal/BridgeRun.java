@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}), retrying once
- * without the session on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
+ * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}),
+ * retrying once without the session on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
  * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}. See
  * {@code docs/hermes-bridge-protocol.md}; this class does what it says.
  */
