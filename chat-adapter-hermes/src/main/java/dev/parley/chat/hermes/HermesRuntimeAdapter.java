@@ -8,9 +8,11 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.internal.ApiServerRun;
+import dev.parley.chat.hermes.internal.BridgeApprovals;
 import dev.parley.chat.hermes.internal.BridgeRun;
 import dev.parley.chat.hermes.internal.HermesHttp;
 import dev.parley.chat.hermes.internal.Redactor;
+import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.HostToolSpec;
@@ -34,6 +36,8 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Drives Hermes Agent over HTTP: through a Hermes Bridge speaking the Bridge protocol v1
@@ -54,23 +58,27 @@ import org.jspecify.annotations.Nullable;
  * <h2>Message ids</h2>
  * Text goes to {@link RunRequest#assistantMessageId()}; other messages get ids derived from the run id:
  * {@code runId:thinking:<seq>}, {@code runId:tool:<toolCallId>}, {@code runId:result:<toolCallId>},
- * {@code runId:todo}, {@code runId:status:<seq>}, {@code runId:clarify:<clarifyId>}. A new thinking
- * message starts after each tool call, tool result, clarify question or answer text.
+ * {@code runId:todo}, {@code runId:status:<seq>}, {@code runId:clarify:<clarifyId>},
+ * {@code runId:approval:<approvalId>}. A new thinking message starts after each tool call, tool result,
+ * clarify question, approval or answer text.
  *
  * <h2>Capabilities</h2>
- * BRIDGE: CLARIFY, CANCEL, HOST_TOOLS, REATTACH. API_SERVER: CLARIFY (approval requests and, where the
- * server has them, clarify questions) and CANCEL.
+ * BRIDGE: CLARIFY, APPROVALS (Hermes' command approvals as {@code InputRequested} with an
+ * {@link dev.parley.chat.input.ApprovalRequest}), CANCEL, HOST_TOOLS, REATTACH. API_SERVER: CLARIFY
+ * (approval requests and, where the server has them, clarify questions) and CANCEL.
  *
  * <h2>Threading and errors</h2>
  * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
- * {@link #cancel}, {@link #submitToolResult}) block for at most the request timeout and throw
- * {@link ChatException}: {@code RUNTIME_UNAVAILABLE} when the runtime cannot be reached, {@code NOT_FOUND},
- * {@code CONFLICT} or {@code INVALID_INPUT} as the runtime answers, {@code UNSUPPORTED} for what the
- * transport cannot do. Bearer tokens and model API keys never appear in messages, logs or events.
+ * {@link #answerApproval}, {@link #inputExpired}, {@link #cancel}, {@link #submitToolResult}) block for at
+ * most the request timeout and throw {@link ChatException}: {@code RUNTIME_UNAVAILABLE} when the runtime
+ * cannot be reached, {@code NOT_FOUND}, {@code CONFLICT} or {@code INVALID_INPUT} as the runtime answers,
+ * {@code UNSUPPORTED} for what the transport cannot do ({@link #inputExpired} never throws on the Bridge).
+ * Bearer tokens and model API keys never appear in messages, logs or events.
  */
 public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable {
-    private static final Set<Capability> BRIDGE_CAPABILITIES =
-            Set.copyOf(EnumSet.of(Capability.CLARIFY, Capability.CANCEL, Capability.HOST_TOOLS, Capability.REATTACH));
+    private static final Logger log = LoggerFactory.getLogger(HermesRuntimeAdapter.class);
+    private static final Set<Capability> BRIDGE_CAPABILITIES = Set.copyOf(EnumSet.of(Capability.CLARIFY,
+            Capability.APPROVALS, Capability.CANCEL, Capability.HOST_TOOLS, Capability.REATTACH));
     private static final Set<Capability> API_SERVER_CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
     /** The protocol a Bridge must report on {@code GET /health}. */
@@ -114,7 +122,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
 
     /**
      * {@inheritDoc} Bridge only: {@code resumeToken} is the seq of the frame the stream continues after
-     * (the clarify request's seq).
+     * (the seq of the clarify or approval request the run waits on).
      *
      * @throws ChatException UNSUPPORTED on the API server transport; INVALID_INPUT for a token that is not a seq
      */
@@ -190,6 +198,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 }
             }
         }
+        body.putArray("clientCapabilities").add(BridgeApprovals.CLIENT_CAPABILITY);
         if (!request.context().isEmpty()) {
             body.set("context", json.valueToTree(request.context()));
         }
@@ -246,9 +255,66 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     }
 
     /**
+     * Bridge only: {@code POST /runs/{runId}/approval} with Hermes' name for the decision (once, session,
+     * always, deny); idempotent on the Bridge's side (the same decision again is accepted once).
+     *
+     * @throws ChatException UNSUPPORTED on the API server transport (its approvals are clarify questions);
+     *     INVALID_INPUT for edited arguments (Hermes runs the command it asked about or none) or a decision
+     *     the Bridge did not offer; NOT_FOUND for an unknown run or approval; CONFLICT if the approval took
+     *     another decision, expired or was withdrawn
+     */
+    @Override
+    public void answerApproval(ApprovalReply reply) {
+        Objects.requireNonNull(reply, "reply");
+        if (config.transport() != HermesTransport.BRIDGE) {
+            throw ChatException.unsupported("Hermes' API server takes approval decisions as clarify answers");
+        }
+        if (reply.editedArguments() != null) {
+            throw ChatException.invalidInput("Hermes cannot run an edited command; allow or deny the one it asked about");
+        }
+        ObjectNode body = http.json().createObjectNode().put("approvalId", reply.inputId())
+                .put("decision", BridgeApprovals.choice(reply.decision()));
+        http.call(http.request(http.url("runs", reply.runId(), "approval")).post(http.jsonBody(body)).build(),
+                "handing the approval decision to the Bridge");
+    }
+
+    /**
+     * Bridge: {@code POST /runs/{runId}/approval/expire}, so that Hermes stops waiting now rather than at its
+     * own timeout (the deadline the engine enforces is the Bridge's {@code expiresAt}, so the two differ only
+     * by the clocks' skew). Best effort: never throws; a failure is logged and the Bridge's own timeout ends
+     * the wait. The Bridge's report of this expiry is not passed on (the engine logged it). Bridge clarify
+     * questions have no deadline, so the engine never expires one. API server: UNSUPPORTED (nothing it asks
+     * has a deadline).
+     */
+    @Override
+    public void inputExpired(String runId, String inputId) {
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(inputId, "inputId");
+        if (config.transport() != HermesTransport.BRIDGE) {
+            throw ChatException.unsupported("Hermes' API server cannot be told that an input expired");
+        }
+        BridgeRun local = bridgeRuns.get(runId);
+        if (local != null) {
+            local.expiredByHost(inputId);
+        }
+        try {
+            http.call(http.request(http.url("runs", runId, "approval", "expire"))
+                    .post(http.jsonBody(http.json().createObjectNode().put("approvalId", inputId))).build(),
+                    "expiring the approval");
+        } catch (RuntimeException e) {
+            if (e instanceof ChatException && ((ChatException) e).code() == ErrorCode.CONFLICT) {
+                log.debug("Run {}: approval {} was no longer pending on the Bridge: {}", runId, inputId, e.getMessage());
+            } else {
+                log.warn("Run {}: could not tell the Bridge that approval {} expired; its own timeout ends the wait: {}",
+                        runId, inputId, e.getMessage());
+            }
+        }
+    }
+
+    /**
      * Bridge: {@code POST /runs/{runId}/cancel}; the stream then ends {@code done{cancelled}}, a pending
-     * clarify is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives before the
-     * runtime confirmed the run is sent again as soon as it does.
+     * clarify or approval is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives
+     * before the runtime confirmed the run is sent again as soon as it does.
      *
      * @throws ChatException NOT_FOUND if the runtime does not know the run
      */

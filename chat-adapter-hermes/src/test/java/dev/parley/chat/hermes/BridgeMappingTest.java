@@ -9,7 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.event.AgentStreamEvent.ClarifyOutcome;
+import dev.parley.chat.event.AgentStreamEvent.InputOutcome;
+import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TodoItem;
 import dev.parley.chat.model.TodoStatus;
@@ -41,9 +42,11 @@ class BridgeMappingTest extends AdapterTestSupport {
                 new AgentStreamEvent.ThinkingDelta("r1:thinking:7", "Next."),
                 new AgentStreamEvent.TodosUpdated("r1:todo", List.of(new TodoItem("1", "A", TodoStatus.COMPLETED, null),
                         new TodoItem("2", "B", TodoStatus.IN_PROGRESS, "1"))),
-                new AgentStreamEvent.ClarifyRequested("r1:clarify:c1", "c1", "Pick?", List.of("a", "b"), false, "9"),
-                new AgentStreamEvent.ClarifyRequested("r1:clarify:c2", "c2", "Other?", List.of(), true, "11"),
-                new AgentStreamEvent.ClarifyResolved("c2", ClarifyOutcome.CANCELLED, List.of()),
+                new AgentStreamEvent.InputRequested("r1:clarify:c1", "c1", new ClarifyRequest("Pick?", List.of("a", "b"), false),
+                        null, "9"),
+                new AgentStreamEvent.InputRequested("r1:clarify:c2", "c2", new ClarifyRequest("Other?", List.of(), true),
+                        null, "11"),
+                new AgentStreamEvent.InputResolved("c2", InputOutcome.CANCELLED, null),
                 new AgentStreamEvent.TextDelta("r1:answer", "Hello "),
                 new AgentStreamEvent.TextDelta("r1:answer", "world"),
                 new AgentStreamEvent.RuntimeSession("hs-2", true),
@@ -138,5 +141,7 @@ class BridgeMappingTest extends AdapterTestSupport {
         assertThat(body.path("hostTools").get(0).path("name").asText()).isEqualTo("lookup_order");
         assertThat(body.path("hostTools").get(0).path("parameters").path("type").asText()).isEqualTo("object");
         assertThat(body.path("context").path("page").asText()).isEqualTo("orders");
+        assertThat(body.path("clientCapabilities")).as("the adapter answers approval frames")
+                .containsExactly(new ObjectMapper().getNodeFactory().textNode("approvals"));
     }
 }

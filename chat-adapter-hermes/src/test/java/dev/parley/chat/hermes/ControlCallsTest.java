@@ -127,8 +127,8 @@ class ControlCallsTest extends AdapterTestSupport {
 
     @Test
     void theBridgeTransportDeclaresEveryCapability() {
-        assertThat(adapter().capabilities()).containsExactlyInAnyOrder(Capability.CLARIFY, Capability.CANCEL,
-                Capability.HOST_TOOLS, Capability.REATTACH);
+        assertThat(adapter().capabilities()).containsExactlyInAnyOrder(Capability.CLARIFY, Capability.APPROVALS,
+                Capability.CANCEL, Capability.HOST_TOOLS, Capability.REATTACH);
     }
 
     private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder okJson(String json) {

@@ -1,22 +1,29 @@
 package dev.parley.simulator;
 
+import static dev.parley.simulator.internal.Exchanges.clip;
+import static dev.parley.simulator.internal.Exchanges.error;
+import static dev.parley.simulator.internal.Exchanges.json;
+import static dev.parley.simulator.internal.Exchanges.readJson;
+import static dev.parley.simulator.internal.Exchanges.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.parley.simulator.internal.Agent;
+import dev.parley.simulator.internal.ApprovalMemory;
+import dev.parley.simulator.internal.ControlRoutes;
+import dev.parley.simulator.internal.FrameLog;
 import dev.parley.simulator.internal.SimRun;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -49,7 +56,6 @@ import org.slf4j.LoggerFactory;
 public final class BridgeSimulator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_BODY = 1 << 20;
     private static final int BATCH = 512;
     private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -60,6 +66,7 @@ public final class BridgeSimulator implements AutoCloseable {
     private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
     private final Map<String, String> activeBySession = new HashMap<>();
     private final Map<String, Boolean> sessions = new HashMap<>();
+    private final ApprovalMemory approvals = new ApprovalMemory();
     private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
     private final Map<String, RunRequestSeen> requests = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> streams = new ConcurrentHashMap<>();
@@ -117,8 +124,12 @@ public final class BridgeSimulator implements AutoCloseable {
         return run == null ? Optional.empty() : Optional.of(run.status());
     }
 
-    /** Forgets every session, as a restarted Bridge would (runs are kept). */
+    /**
+     * Forgets every session and the approvals given "for the session", as a restarted Bridge would (runs and
+     * "always" approvals are kept).
+     */
     public void forgetSessions() {
+        approvals.forgetSessions();
         synchronized (sessions) {
             sessions.clear();
         }
@@ -174,7 +185,8 @@ public final class BridgeSimulator implements AutoCloseable {
             }
             int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
             ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
-            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools");
+            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
+                    .add("approvals");
             body.put("activeRuns", active).put("simulated", true);
             json(ex, 200, body);
             return;
@@ -196,7 +208,9 @@ public final class BridgeSimulator implements AutoCloseable {
                 return;
             }
             String action = path.length == 2 ? "" : path[2];
-            if (path.length > 3) {
+            if (path.length == 4 && path[2].equals("approval") && path[3].equals("expire")) {
+                action = "approval/expire";
+            } else if (path.length > 3) {
                 action = "?";
             }
             switch (action) {
@@ -212,17 +226,27 @@ public final class BridgeSimulator implements AutoCloseable {
                     return;
                 case "clarify":
                     if (expect(ex, "POST")) {
-                        answer(ex, run);
+                        ControlRoutes.clarify(ex, run);
                     }
                     return;
                 case "cancel":
                     if (expect(ex, "POST")) {
-                        cancel(ex, run);
+                        ControlRoutes.cancel(ex, run);
                     }
                     return;
                 case "tool-result":
                     if (expect(ex, "POST")) {
-                        toolResult(ex, run);
+                        ControlRoutes.toolResult(ex, run);
+                    }
+                    return;
+                case "approval":
+                    if (expect(ex, "POST")) {
+                        ControlRoutes.approval(ex, run);
+                    }
+                    return;
+                case "approval/expire":
+                    if (expect(ex, "POST")) {
+                        ControlRoutes.expireApproval(ex, run);
                     }
                     return;
                 default:
@@ -287,6 +311,11 @@ public final class BridgeSimulator implements AutoCloseable {
                 hostTools.add(name);
             }
         }
+        boolean takesApprovals = false;
+        for (JsonNode capability : body.path("clientCapabilities")) {
+            takesApprovals |= "approvals".equals(capability.asText());
+        }
+        String threadId = text(body, "threadId");
         Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(message);
         String hermesSession;
         boolean resumed;
@@ -308,14 +337,15 @@ public final class BridgeSimulator implements AutoCloseable {
             hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
             sessions.put(hermesSession, Boolean.TRUE);
             activeBySession.put(hermesSession, runId);
-            run = new SimRun(runId, scenario, message, hostTools, hermesSession, scenario == Scenario.DROP, clock);
+            String approvalKey = threadId != null && !threadId.isBlank() ? "thread:" + threadId : "session:" + hermesSession;
+            run = new SimRun(runId, scenario, message, hostTools, hermesSession, approvalKey, takesApprovals,
+                    scenario == Scenario.DROP, clock);
             runs.put(runId, run);
         }
         requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
                 text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools)));
-        double rate = scenario == Scenario.SLOW ? config.slowEventsPerSecond() : config.eventsPerSecond();
         String sessionKey = hermesSession;
-        Agent agent = new Agent(run, requested, resumed, rate, config.longCount(), rotated -> {
+        Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {
                 sessions.put(rotated, Boolean.TRUE);
                 activeBySession.remove(sessionKey);
@@ -332,12 +362,12 @@ public final class BridgeSimulator implements AutoCloseable {
             finished.put(run.runId(), run);
             long frames = 0;
             for (SimRun kept : finished.values()) {
-                frames += kept.frameCount();
+                frames += kept.frames().frameCount();
             }
             Iterator<SimRun> oldest = finished.values().iterator();
             while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
                 SimRun evicted = oldest.next();
-                frames -= evicted.frameCount();
+                frames -= evicted.frames().frameCount();
                 oldest.remove();
                 runs.remove(evicted.runId());
                 requests.remove(evicted.runId());
@@ -390,7 +420,7 @@ public final class BridgeSimulator implements AutoCloseable {
         int cutAt = config.dropAfterFrames();
         try {
             while (!closed) {
-                SimRun.Batch batch = run.next(next, BATCH, heartbeat);
+                FrameLog.Batch batch = run.frames().next(next, BATCH, heartbeat);
                 if (batch.heartbeat()) {
                     out.write(PING);
                     out.flush();
@@ -408,7 +438,7 @@ public final class BridgeSimulator implements AutoCloseable {
                     out.flush();
                     return;
                 }
-                if (next >= run.lastSeq()) {
+                if (next >= run.frames().lastSeq()) {
                     out.flush();
                 }
             }
@@ -426,117 +456,7 @@ public final class BridgeSimulator implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ control routes
-
-    private void answer(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
-        if (body == null) {
-            return;
-        }
-        String clarifyId = text(body, "clarifyId");
-        JsonNode answerNode = body.get("answer");
-        List<String> answer = new ArrayList<>();
-        if (answerNode != null && answerNode.isTextual()) {
-            answer.add(answerNode.asText());
-        } else if (answerNode != null && answerNode.isArray()) {
-            for (JsonNode item : answerNode) {
-                if (!item.isTextual()) {
-                    answer.clear();
-                    break;
-                }
-                answer.add(item.asText());
-            }
-        }
-        if (clarifyId == null || clarifyId.isBlank() || answer.isEmpty()) {
-            error(ex, 400, "INVALID_REQUEST", "clarifyId and a non-empty answer (a string or a list of strings) are required",
-                    false);
-            return;
-        }
-        SimRun.Acceptance outcome = run.answer(clarifyId, answer);
-        if (outcome == SimRun.Acceptance.NOT_PENDING) {
-            error(ex, 409, "CLARIFY_NOT_PENDING", "the run does not wait for this answer", false);
-            return;
-        }
-        json(ex, 200, JSON.createObjectNode().put("accepted", true)
-                .put("replayed", outcome == SimRun.Acceptance.REPLAYED));
-    }
-
-    private void cancel(HttpExchange ex, SimRun run) throws IOException {
-        if (run.cancel()) {
-            json(ex, 202, JSON.createObjectNode().put("status", "cancelling"));
-        } else {
-            json(ex, 200, JSON.createObjectNode().put("status", run.status()));
-        }
-    }
-
-    private void toolResult(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
-        if (body == null) {
-            return;
-        }
-        String callId = text(body, "toolCallId");
-        JsonNode result = body.get("result");
-        if (callId == null || callId.isBlank() || result == null || !result.isTextual()) {
-            error(ex, 400, "INVALID_REQUEST", "toolCallId and a string result are required", false);
-            return;
-        }
-        SimRun.Acceptance outcome = run.toolResult(callId,
-                new SimRun.ToolOutcome(result.asText(), body.path("isError").asBoolean(false)));
-        if (outcome == SimRun.Acceptance.NOT_PENDING) {
-            error(ex, 409, "TOOL_CALL_NOT_PENDING", "the run does not wait for this tool result", false);
-            return;
-        }
-        json(ex, 200, JSON.createObjectNode().put("accepted", true)
-                .put("replayed", outcome == SimRun.Acceptance.REPLAYED));
-    }
-
     // ------------------------------------------------------------------ plumbing
-
-    private static JsonNode readJson(HttpExchange ex) throws IOException {
-        byte[] bytes;
-        try (InputStream in = ex.getRequestBody()) {
-            bytes = in.readNBytes(MAX_BODY + 1);
-        }
-        if (bytes.length > MAX_BODY) {
-            error(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes", false);
-            return null;
-        }
-        try {
-            JsonNode node = JSON.readTree(bytes);
-            if (node != null && node.isObject()) {
-                return node;
-            }
-        } catch (IOException notJson) {
-            // answered below
-        }
-        error(ex, 400, "INVALID_REQUEST", "the body must be a JSON object", false);
-        return null;
-    }
-
-    private static String text(JsonNode node, String field) {
-        JsonNode value = node.get(field);
-        return value == null || !value.isTextual() ? null : value.asText();
-    }
-
-    private static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
-        byte[] bytes = JSON.writeValueAsBytes(body);
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
-    }
-
-    private static void error(HttpExchange ex, int status, String code, String message, boolean retryable)
-            throws IOException {
-        ObjectNode body = JSON.createObjectNode();
-        body.putObject("error").put("code", code).put("message", message).put("retryable", retryable);
-        json(ex, status, body);
-    }
-
-    private static String clip(String text) {
-        return text.length() <= 80 ? text : text.substring(0, 80) + "…";
-    }
 
     private static ThreadFactory named(String prefix) {
         AtomicInteger count = new AtomicInteger();
@@ -550,54 +470,15 @@ public final class BridgeSimulator implements AutoCloseable {
     // ------------------------------------------------------------------ command line
 
     /**
-     * Runs a simulator until the process is stopped. Options: {@code --port N} (default 8700, 0 for any),
-     * {@code --host H} (default 127.0.0.1), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
-     * {@code --rate EVENTS_PER_SECOND} (default 0: as fast as possible), {@code --slow-rate N} (default 20),
-     * {@code --scenario NAME} (force one for every run), {@code --long-count N} (default 1000),
-     * {@code --strict-sessions}.
+     * Runs a simulator until the process is stopped; the options are {@link SimulatorConfig#fromCommandLine}'s
+     * ({@code --help} prints them).
      */
     public static void main(String[] args) throws Exception {
-        SimulatorConfig.Builder builder = SimulatorConfig.builder().port(8700);
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            String value = arg.equals("--strict-sessions") || arg.equals("--help") ? null : valueOf(args, ++i, arg);
-            switch (arg) {
-                case "--port":
-                    builder.port(Integer.parseInt(value));
-                    break;
-                case "--host":
-                    builder.host(value);
-                    break;
-                case "--token":
-                    builder.bearerToken(value);
-                    break;
-                case "--heartbeat":
-                    builder.heartbeatInterval(Duration.ofMillis((long) (Double.parseDouble(value) * 1000)));
-                    break;
-                case "--rate":
-                    builder.eventsPerSecond(Double.parseDouble(value));
-                    break;
-                case "--slow-rate":
-                    builder.slowEventsPerSecond(Double.parseDouble(value));
-                    break;
-                case "--scenario":
-                    builder.scenario(Scenario.valueOf(value.toUpperCase(java.util.Locale.ROOT).replace('-', '_')));
-                    break;
-                case "--long-count":
-                    builder.longCount(Integer.parseInt(value));
-                    break;
-                case "--strict-sessions":
-                    builder.strictSessions(true);
-                    break;
-                case "--help":
-                    System.out.println("usage: BridgeSimulator [--port N] [--host H] [--token T] [--heartbeat S] "
-                            + "[--rate N] [--slow-rate N] [--scenario NAME] [--long-count N] [--strict-sessions]");
-                    return;
-                default:
-                    throw new IllegalArgumentException("unknown option " + arg + " (try --help)");
-            }
+        if (List.of(args).contains("--help")) {
+            System.out.println(SimulatorConfig.USAGE);
+            return;
         }
-        SimulatorConfig config = builder.build();
+        SimulatorConfig config = SimulatorConfig.fromCommandLine(args);
         BridgeSimulator simulator = start(config);
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -606,12 +487,5 @@ public final class BridgeSimulator implements AutoCloseable {
         }, "bridge-sim-shutdown"));
         System.out.println("Hermes Bridge simulator listening on " + simulator.baseUrl() + " (" + config + ")");
         stop.await();
-    }
-
-    private static String valueOf(String[] args, int index, String option) {
-        if (index >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[index];
     }
 }

@@ -26,7 +26,12 @@ public enum Scenario {
     /** A plain answer during which Hermes' session id rotates ({@code session_rotated}). Word: rotate. */
     ROTATE,
     /** Calls the first host tool the run offers and waits for its result. Words: host tool, action. */
-    HOST_TOOL;
+    HOST_TOOL,
+    /**
+     * A shell command Hermes flags as dangerous: asks for an approval and waits for the decision, runs it or
+     * not, and says so. Not asked again where "session" or "always" approved it before. Words: approve, approval.
+     */
+    APPROVE;
 
     private static final Pattern LONG_COUNT = Pattern.compile("\\blong\\s+(\\d{1,9})\\b");
     private static final Pattern WORD = Pattern.compile("[a-z]+");
@@ -39,6 +44,9 @@ public enum Scenario {
         }
         if (has(text, "clarify") || text.contains("ask me")) {
             return CLARIFY;
+        }
+        if (has(text, "approve") || has(text, "approval")) {
+            return APPROVE;
         }
         if (text.contains("host tool") || has(text, "action")) {
             return HOST_TOOL;

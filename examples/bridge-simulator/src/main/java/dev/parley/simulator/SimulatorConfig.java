@@ -1,6 +1,7 @@
 package dev.parley.simulator;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -20,6 +21,8 @@ public final class SimulatorConfig {
     private final int dropAfterFrames;
     private final int retainedRuns;
     private final long retainedFrames;
+    private final Duration approvalTimeout;
+    private final Duration approvalTimerLag;
 
     private SimulatorConfig(Builder b) {
         this.host = b.host;
@@ -34,10 +37,76 @@ public final class SimulatorConfig {
         this.dropAfterFrames = b.dropAfterFrames;
         this.retainedRuns = b.retainedRuns;
         this.retainedFrames = b.retainedFrames;
+        this.approvalTimeout = b.approvalTimeout;
+        this.approvalTimerLag = b.approvalTimerLag;
     }
+
+    /** What {@link #fromCommandLine} takes. */
+    public static final String USAGE = "usage: BridgeSimulator [--port N] [--host H] [--token T] [--heartbeat S] "
+            + "[--rate N] [--slow-rate N] [--scenario NAME] [--long-count N] [--approval-timeout S] [--strict-sessions]";
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * A configuration from command-line options: {@code --port N} (default 8700, 0 for any), {@code --host H}
+     * (default 127.0.0.1), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
+     * {@code --rate EVENTS_PER_SECOND} (default 0: as fast as possible), {@code --slow-rate N} (default 20),
+     * {@code --scenario NAME} (force one for every run), {@code --long-count N} (default 1000),
+     * {@code --approval-timeout SECONDS} (default 60, 0 for no limit), {@code --strict-sessions}.
+     *
+     * @throws IllegalArgumentException for an unknown option, a missing or bad value
+     */
+    public static SimulatorConfig fromCommandLine(String... args) {
+        Builder builder = builder().port(8700);
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--strict-sessions")) {
+                builder.strictSessions(true);
+                continue;
+            }
+            if (++i >= args.length) {
+                throw new IllegalArgumentException(arg + " needs a value");
+            }
+            String value = args[i];
+            switch (arg) {
+                case "--port":
+                    builder.port(Integer.parseInt(value));
+                    break;
+                case "--host":
+                    builder.host(value);
+                    break;
+                case "--token":
+                    builder.bearerToken(value);
+                    break;
+                case "--heartbeat":
+                    builder.heartbeatInterval(seconds(value));
+                    break;
+                case "--rate":
+                    builder.eventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--slow-rate":
+                    builder.slowEventsPerSecond(Double.parseDouble(value));
+                    break;
+                case "--scenario":
+                    builder.scenario(Scenario.valueOf(value.toUpperCase(Locale.ROOT).replace('-', '_')));
+                    break;
+                case "--long-count":
+                    builder.longCount(Integer.parseInt(value));
+                    break;
+                case "--approval-timeout":
+                    builder.approvalTimeout(seconds(value));
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + arg + " (try --help)");
+            }
+        }
+        return builder.build();
+    }
+
+    private static Duration seconds(String value) {
+        return Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
     }
 
     /** Everything at its default: loopback, an ephemeral port, no token, 15 s heartbeats, full speed. */
@@ -103,13 +172,31 @@ public final class SimulatorConfig {
         return retainedFrames;
     }
 
+    /**
+     * How long an approval waits for a decision before it expires, as Hermes' {@code approvals.timeout}
+     * (default 60 s); zero for no limit (then {@code expiresAt} is null).
+     */
+    public Duration approvalTimeout() {
+        return approvalTimeout;
+    }
+
+    /**
+     * How much later than the {@code expiresAt} it announces the simulator's own approval timer fires (a
+     * Bridge whose clock is behind the client's); zero by default. Lets a test see the client's expiry call
+     * end the wait.
+     */
+    public Duration approvalTimerLag() {
+        return approvalTimerLag;
+    }
+
     @Override
     public String toString() {
         return "SimulatorConfig[host=" + host + ", port=" + port + ", bearerToken=" + (bearerToken == null ? "none" : "****")
                 + ", heartbeatInterval=" + heartbeatInterval + ", eventsPerSecond=" + eventsPerSecond
                 + ", slowEventsPerSecond=" + slowEventsPerSecond + ", strictSessions=" + strictSessions + ", scenario="
                 + (scenario == null ? "by message" : scenario) + ", longCount=" + longCount + ", dropAfterFrames="
-                + dropAfterFrames + ", retainedRuns=" + retainedRuns + ", retainedFrames=" + retainedFrames + "]";
+                + dropAfterFrames + ", retainedRuns=" + retainedRuns + ", retainedFrames=" + retainedFrames
+                + ", approvalTimeout=" + approvalTimeout + ", approvalTimerLag=" + approvalTimerLag + "]";
     }
 
     /** Builds a {@link SimulatorConfig}. Not thread-safe. */
@@ -126,6 +213,8 @@ public final class SimulatorConfig {
         private int dropAfterFrames = 8;
         private int retainedRuns = 64;
         private long retainedFrames = 2_000_000;
+        private Duration approvalTimeout = Duration.ofSeconds(60);
+        private Duration approvalTimerLag = Duration.ZERO;
 
         private Builder() {
         }
@@ -212,6 +301,23 @@ public final class SimulatorConfig {
                 throw new IllegalArgumentException("retainedFrames must not be negative");
             }
             this.retainedFrames = value;
+            return this;
+        }
+
+        /** Zero for no limit. */
+        public Builder approvalTimeout(Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new IllegalArgumentException("approvalTimeout must be zero (no limit) or positive");
+            }
+            this.approvalTimeout = value;
+            return this;
+        }
+
+        public Builder approvalTimerLag(Duration value) {
+            if (value == null || value.isNegative()) {
+                throw new IllegalArgumentException("approvalTimerLag must not be negative");
+            }
+            this.approvalTimerLag = value;
             return this;
         }
 

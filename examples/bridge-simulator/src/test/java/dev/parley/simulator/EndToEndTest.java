@@ -1,7 +1,10 @@
 package dev.parley.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.engine.AnswerResult;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineLimits;
@@ -13,6 +16,13 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.InputKind;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ClarifyMessage;
@@ -34,6 +44,7 @@ import dev.parley.chat.testing.EventCollector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -102,7 +113,7 @@ class EndToEndTest {
         String session = store.findThread(thread).orElseThrow().runtimeSessionId();
         assertThat(session).startsWith("hs-");
 
-        RunTicket second = engine.startRun(ALICE, thread, StartRun.of("And again"));
+        RunTicket second = startWhenFree(engine, thread, "And again");
         awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
         assertThat(simulator.request(second.runId()).orElseThrow().sessionId()).isEqualTo(session);
         assertThat(events(engine, second.runId())).contains(new AgentStreamEvent.RuntimeSession(session, true));
@@ -243,7 +254,7 @@ class EndToEndTest {
         String before = store.findThread(thread).orElseThrow().runtimeSessionId();
 
         simulator.forgetSessions();
-        RunTicket second = engine.startRun(ALICE, thread, StartRun.of("still there?"));
+        RunTicket second = startWhenFree(engine, thread, "still there?");
         Run run = awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
 
         assertThat(steps(run, StatusMessage.class)).anySatisfy(s -> assertThat(s.text()).contains("new session"));
@@ -264,7 +275,165 @@ class EndToEndTest {
         assertThat(answer.status()).isEqualTo(MessageStatus.FAILED);
     }
 
+    // ------------------------------------------------------------------ approvals
+
+    @Test
+    void anApprovalAllowedOnceRunsTheCommandAndTheDecisionIsTakenOnce() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
+        PendingInput asked = awaitApproval(engine, ticket.runId());
+        assertThat(engine.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        ApprovalRequest request = (ApprovalRequest) asked.request();
+        assertThat(asked.inputId()).isEqualTo("a1");
+        assertThat(request.toolName()).isEqualTo("terminal");
+        assertThat(request.arguments()).isEqualTo("{\"command\":\"rm -rf ./build/tmp-sim\"}");
+        assertThat(request.description()).isEqualTo("recursive delete (simulated)");
+        assertThat(request.decisions()).containsExactly(ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_FOR_THREAD,
+                ApprovalDecision.ALWAYS_ALLOW, ApprovalDecision.DENY);
+        assertThat(asked.deadline()).as("the Bridge's expiresAt").isNotNull();
+
+        ApprovalAnswer once = ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE);
+        assertThat(engine.answer(ALICE, ticket.runId(), "a1", once)).isEqualTo(AnswerResult.ACCEPTED);
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(engine.answer(ALICE, ticket.runId(), "a1", once)).isEqualTo(AnswerResult.REPLAYED);
+        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.DENY)))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("I ran `rm -rf");
+        ApprovalMessage decided = steps(run, ApprovalMessage.class).get(0);
+        assertThat(decided.outcome()).isEqualTo(InputState.ANSWERED);
+        assertThat(decided.decision()).isEqualTo(ApprovalDecision.ALLOW_ONCE);
+        assertThat(steps(run, ResultMessage.class)).singleElement().satisfies(r -> assertThat(r.error()).isFalse());
+
+        RunTicket again = startWhenFree(engine, thread, "approve it again");
+        awaitApproval(engine, again.runId());
+        engine.cancel(ALICE, again.runId());
+        awaitRun(engine, again.runId(), RunStatus.CANCELLED);
+    }
+
+    @Test
+    void aDeniedApprovalLeavesTheCommandUnrunAndTheAgentGoesOn() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        Run run = decided(engine, thread, ApprovalDecision.DENY);
+
+        assertThat(((AssistantMessage) message(run.assistantMessageId())).text()).startsWith("You denied");
+        assertThat(steps(run, ApprovalMessage.class).get(0).decision()).isEqualTo(ApprovalDecision.DENY);
+        assertThat(steps(run, ResultMessage.class)).singleElement().satisfies(r -> {
+            assertThat(r.error()).isTrue();
+            assertThat(r.result()).startsWith("BLOCKED: the person denied");
+        });
+    }
+
+    @Test
+    void anApprovalForTheThreadIsNotAskedAgainInItButInAnotherThread() throws Exception {
+        ChatEngine engine = engine(simulator(b -> { }));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        decided(engine, thread, ApprovalDecision.ALLOW_FOR_THREAD);
+
+        RunTicket second = startWhenFree(engine, thread, "approve the cleanup once more");
+        Run run = awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(steps(run, ApprovalMessage.class)).as("not asked again in the same thread").isEmpty();
+        assertThat(((AssistantMessage) message(second.assistantMessageId())).text()).contains("approved earlier");
+        String otherThread = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket elsewhere = engine.startRun(ALICE, otherThread, StartRun.of("please approve the cleanup"));
+        awaitApproval(engine, elsewhere.runId());
+        engine.cancel(ALICE, elsewhere.runId());
+        Run cancelled = awaitRun(engine, elsewhere.runId(), RunStatus.CANCELLED);
+        assertThat(steps(cancelled, ApprovalMessage.class).get(0).outcome()).isEqualTo(InputState.CANCELLED);
+    }
+
+    @Test
+    void anApprovalNobodyGivesExpiresOnTheBridgeAndTheAgentGoesOn() throws Exception {
+        ChatEngine engine = engine(simulator(b -> b.approvalTimeout(Duration.ofMillis(300))));
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("Nobody approved");
+        assertThat(steps(run, ApprovalMessage.class).get(0).outcome()).isEqualTo(InputState.EXPIRED);
+        assertThat(store.findInput(ticket.runId(), "a1").orElseThrow().state()).isEqualTo(InputState.EXPIRED);
+        assertThat(events(engine, ticket.runId())).contains(new AgentStreamEvent.InputResolved("a1",
+                AgentStreamEvent.InputOutcome.EXPIRED, null));
+        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+    }
+
+    @Test
+    void theHostsDeadlineEndsTheBridgesWaitWhenTheBridgeClockLags() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.approvalTimeout(Duration.ofMillis(300))
+                .approvalTimerLag(Duration.ofSeconds(60)));
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("Nobody approved");
+        assertThat(events(engine, ticket.runId())).as("logged once, by the engine")
+                .filteredOn(AgentStreamEvent.InputResolved.class::isInstance)
+                .containsExactly(new AgentStreamEvent.InputResolved("a1", AgentStreamEvent.InputOutcome.EXPIRED, null));
+    }
+
+    @Test
+    void aRestartedHostReattachesToARunWaitingForAnApproval() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.approvalTimeout(Duration.ofSeconds(60)));
+        HermesRuntimeAdapter firstAdapter = adapter(simulator);
+        ChatEngine first = engine(firstAdapter, b -> { });
+        String thread = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, thread, StartRun.of("approve after a restart"));
+        awaitApproval(first, ticket.runId());
+
+        first.close();
+        firstAdapter.close();
+        ChatEngine second = engine(adapter(simulator), b -> { });
+
+        PendingInput stillAsked = awaitApproval(second, ticket.runId());
+        assertThat(stillAsked.resumeToken()).isNotNull();
+        await(() -> simulator.streamsOpened(ticket.runId()), n -> n == 2, "the re-attachment");
+        assertThat(second.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
+                .isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("I ran `rm -rf");
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    /** Runs the approve scenario on the thread, takes {@code decision} on its approval, and waits for the run's end. */
+    private static Run decided(ChatEngine engine, String thread, ApprovalDecision decision) {
+        RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
+        awaitApproval(engine, ticket.runId());
+        assertThat(engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(decision))).isEqualTo(AnswerResult.ACCEPTED);
+        return awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+    }
+
+    private static PendingInput awaitApproval(ChatEngine engine, String runId) {
+        return await(() -> engine.state(ALICE, runId).pendingInputs(), inputs -> inputs.stream()
+                .anyMatch(i -> i.kind() == InputKind.APPROVAL), "an approval").stream()
+                .filter(i -> i.kind() == InputKind.APPROVAL).findFirst().orElseThrow();
+    }
+
+    /**
+     * Starts a run on a thread whose last run just ended. The engine reports a run's end a moment before it
+     * frees the thread for the next one (a CONFLICT in between), so this tries again until it is free.
+     */
+    private static RunTicket startWhenFree(ChatEngine engine, String thread, String message) {
+        return await(() -> {
+            try {
+                return engine.startRun(ALICE, thread, StartRun.of(message));
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT) {
+                    throw e;
+                }
+                return null;
+            }
+        }, Objects::nonNull, "the thread to take another run");
+    }
 
     private Message message(String id) {
         return store.findMessage(id).orElseThrow();

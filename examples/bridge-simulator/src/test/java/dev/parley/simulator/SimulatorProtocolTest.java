@@ -68,6 +68,7 @@ class SimulatorProtocolTest {
 
         JsonNode health = JSON.readTree(call(sim, "GET", "/health", null, false).body());
         assertThat(health.path("protocol").asText()).isEqualTo("hermes-bridge/1");
+        assertThat(health.path("capabilities")).extracting(JsonNode::asText).contains("approvals");
         HttpResponse<String> denied = call(sim, "POST", "/run", "{\"runId\":\"r1\",\"userMessage\":\"hi\"}", false);
         assertThat(denied.statusCode()).isEqualTo(401);
         assertThat(JSON.readTree(denied.body()).path("error").path("code").asText()).isEqualTo("UNAUTHORIZED");
@@ -140,6 +141,178 @@ class SimulatorProtocolTest {
 
         assertThat(gone.statusCode()).isEqualTo(410);
         assertThat(gone.body()).contains("SESSION_NOT_FOUND");
+    }
+
+    // ------------------------------------------------------------------ approvals (protocol section 10)
+
+    private static final String APPROVE = "\"userMessage\":\"please approve the cleanup\",\"clientCapabilities\":[\"approvals\"]";
+
+    private static String approveRun(String runId, String threadId) {
+        return "{\"runId\":\"" + runId + "\",\"threadId\":\"" + threadId + "\"," + APPROVE + "}";
+    }
+
+    private static List<JsonNode> frames(List<String> lines) throws Exception {
+        List<JsonNode> frames = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith("data: ")) {
+                frames.add(JSON.readTree(line.substring("data: ".length())));
+            }
+        }
+        return frames;
+    }
+
+    private static JsonNode frame(List<JsonNode> frames, String kind) {
+        return frames.stream().filter(f -> f.path("kind").asText().equals(kind)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " frame in " + frames));
+    }
+
+    private int decide(BridgeSimulator sim, String runId, String approvalId, String decision) throws Exception {
+        return call(sim, "POST", "/runs/" + runId + "/approval",
+                "{\"approvalId\":\"" + approvalId + "\",\"decision\":\"" + decision + "\"}", true).statusCode();
+    }
+
+    /** Starts an approval run and waits until it asks. */
+    private CompletableFuture<Void> startWaiting(BridgeSimulator sim, String runId, String threadId, List<String> lines)
+            throws Exception {
+        CompletableFuture<Void> stream = follow(sim, "POST", "/run", approveRun(runId, threadId), lines);
+        await(() -> sim.runStatus(runId).orElse("").equals("waiting_for_approval"));
+        return stream;
+    }
+
+    @Test
+    void anApprovalIsAskedAndItsDecisionIsTakenOnceIdempotently() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder().approvalTimeout(Duration.ofSeconds(30)));
+        List<String> lines = new CopyOnWriteArrayList<>();
+        long before = System.currentTimeMillis();
+        CompletableFuture<Void> stream = startWaiting(sim, "r1", "t1", lines);
+
+        JsonNode pending = JSON.readTree(call(sim, "GET", "/runs/r1", null, true).body());
+        assertThat(pending.path("status").asText()).isEqualTo("waiting_for_approval");
+        JsonNode asked = pending.path("pendingApproval");
+        assertThat(asked.path("approvalId").asText()).isEqualTo("a1");
+        assertThat(asked.path("toolCallId").asText()).isEqualTo("call_1");
+        assertThat(asked.path("toolName").asText()).isEqualTo("terminal");
+        assertThat(asked.path("command").asText()).isEqualTo("rm -rf ./build/tmp-sim");
+        assertThat(asked.path("patternKey").asText()).isEqualTo("recursive delete");
+        assertThat(asked.path("choices")).extracting(JsonNode::asText).containsExactly("once", "session", "always", "deny");
+        assertThat(asked.path("expiresAt").asLong()).isBetween(before + 30_000, System.currentTimeMillis() + 30_000);
+
+        assertThat(decide(sim, "r1", "a1", "maybe")).isEqualTo(400);
+        HttpResponse<String> unknown = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"zz\",\"decision\":\"once\"}",
+                true);
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("APPROVAL_NOT_FOUND");
+        assertThat(decide(sim, "nope", "a1", "once")).isEqualTo(404);
+        HttpResponse<String> taken = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"once\"}",
+                true);
+        assertThat(taken.statusCode()).isEqualTo(200);
+        assertThat(taken.body()).isEqualTo("{\"accepted\":true,\"replayed\":false}");
+        stream.get(5, TimeUnit.SECONDS);
+
+        HttpResponse<String> again = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"once\"}",
+                true);
+        assertThat(again.statusCode()).as("the same decision, after the run ended").isEqualTo(200);
+        assertThat(again.body()).isEqualTo("{\"accepted\":true,\"replayed\":true}");
+        HttpResponse<String> other = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"deny\"}",
+                true);
+        assertThat(other.statusCode()).isEqualTo(409);
+        assertThat(other.body()).contains("APPROVAL_NOT_PENDING");
+        assertThat(call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true).statusCode()).isEqualTo(409);
+
+        List<JsonNode> frames = frames(lines);
+        assertThat(frames).extracting(f -> f.path("kind").asText()).containsSubsequence("tool_call", "approval_request",
+                "approval_resolved", "tool_result", "final", "done");
+        assertThat(frame(frames, "approval_request").path("description").asText()).isEqualTo("recursive delete (simulated)");
+        JsonNode resolved = frame(frames, "approval_resolved");
+        assertThat(resolved.path("outcome").asText()).isEqualTo("answered");
+        assertThat(resolved.path("decision").asText()).isEqualTo("once");
+        assertThat(frame(frames, "tool_result").path("isError").asBoolean()).isFalse();
+        assertThat(frame(frames, "done").path("status").asText()).isEqualTo("completed");
+    }
+
+    @Test
+    void anExpiryEndsTheWaitAsHermesTimeoutWouldAndIsIdempotent() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder().approvalTimeout(Duration.ofSeconds(30)));
+        List<String> lines = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> stream = startWaiting(sim, "r1", "t1", lines);
+
+        HttpResponse<String> expired = call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true);
+        assertThat(expired.body()).isEqualTo("{\"accepted\":true,\"replayed\":false}");
+        stream.get(5, TimeUnit.SECONDS);
+
+        assertThat(call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true).body())
+                .isEqualTo("{\"accepted\":true,\"replayed\":true}");
+        assertThat(decide(sim, "r1", "a1", "once")).isEqualTo(409);
+        List<JsonNode> frames = frames(lines);
+        assertThat(frame(frames, "approval_resolved").path("outcome").asText()).isEqualTo("expired");
+        assertThat(frame(frames, "approval_resolved").path("decision").isNull()).isTrue();
+        assertThat(frame(frames, "tool_result").path("result").asText()).startsWith("BLOCKED: the approval timed out");
+        assertThat(frame(frames, "tool_result").path("isError").asBoolean()).isTrue();
+        assertThat(frame(frames, "final").path("text").asText()).startsWith("Nobody approved");
+    }
+
+    @Test
+    void theBridgesOwnTimeoutExpiresAnUnansweredApproval() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder().approvalTimeout(Duration.ofMillis(200)));
+
+        String body = call(sim, "POST", "/run", approveRun("r1", "t1"), true).body();
+
+        List<JsonNode> frames = frames(body.lines().toList());
+        JsonNode asked = frame(frames, "approval_request");
+        JsonNode resolved = frame(frames, "approval_resolved");
+        assertThat(resolved.path("outcome").asText()).isEqualTo("expired");
+        assertThat(resolved.path("ts").asLong()).isGreaterThanOrEqualTo(asked.path("expiresAt").asLong());
+        assertThat(frame(frames, "done").path("status").asText()).isEqualTo("completed");
+    }
+
+    @Test
+    void aCancelWithdrawsAPendingApproval() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> stream = startWaiting(sim, "r1", "t1", lines);
+
+        assertThat(call(sim, "POST", "/runs/r1/cancel", null, true).statusCode()).isEqualTo(202);
+        stream.get(5, TimeUnit.SECONDS);
+
+        List<JsonNode> frames = frames(lines);
+        assertThat(frames.get(frames.size() - 2).path("kind").asText()).isEqualTo("approval_resolved");
+        assertThat(frames.get(frames.size() - 2).path("outcome").asText()).isEqualTo("cancelled");
+        assertThat(frames.get(frames.size() - 1).path("status").asText()).isEqualTo("cancelled");
+        assertThat(decide(sim, "r1", "a1", "once")).isEqualTo(409);
+        assertThat(JSON.readTree(call(sim, "GET", "/runs/r1", null, true).body()).path("pendingApproval").isNull()).isTrue();
+    }
+
+    @Test
+    void aClientThatCannotAnswerApprovalsIsNeverAsked() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder());
+
+        String body = call(sim, "POST", "/run", "{\"runId\":\"r1\",\"userMessage\":\"please approve the cleanup\"}", true)
+                .body();
+
+        List<JsonNode> frames = frames(body.lines().toList());
+        assertThat(frames).noneMatch(f -> f.path("kind").asText().startsWith("approval_"));
+        assertThat(frame(frames, "status").path("level").asText()).isEqualTo("warn");
+        assertThat(frame(frames, "tool_result").path("result").asText()).startsWith("BLOCKED");
+        assertThat(frame(frames, "done").path("status").asText()).isEqualTo("completed");
+    }
+
+    @Test
+    void sessionAndAlwaysDecisionsAreRememberedAsHermesRemembersThem() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> first = startWaiting(sim, "r1", "t1", lines);
+        assertThat(decide(sim, "r1", "a1", "session")).isEqualTo(200);
+        first.get(5, TimeUnit.SECONDS);
+
+        String sameThread = call(sim, "POST", "/run", approveRun("r2", "t1"), true).body();
+        assertThat(sameThread).doesNotContain("approval_request").contains("It was approved earlier");
+        CompletableFuture<Void> otherThread = startWaiting(sim, "r3", "t2", new CopyOnWriteArrayList<>());
+        assertThat(decide(sim, "r3", "a1", "always")).isEqualTo(200);
+        otherThread.get(5, TimeUnit.SECONDS);
+
+        sim.forgetSessions();
+        assertThat(call(sim, "POST", "/run", approveRun("r4", "t9"), true).body()).as("always outlives a restart")
+                .doesNotContain("approval_request").contains("It was approved earlier");
     }
 
     @Test

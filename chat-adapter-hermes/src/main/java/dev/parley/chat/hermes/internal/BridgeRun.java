@@ -1,23 +1,16 @@
 package dev.parley.chat.hermes.internal;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesErrors;
-import dev.parley.chat.model.TodoItem;
 import dev.parley.chat.model.TodoStatus;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.StreamPublisher;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.function.Consumer;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -26,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events, retrying once
- * without the session on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
+ * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}),
+ * retrying once without the session on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
  * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}. See
  * {@code docs/hermes-bridge-protocol.md}; this class does what it says.
  */
@@ -52,16 +45,11 @@ public final class BridgeRun extends RunLoop {
     private final @Nullable Long resumeAfter;
     private final int reattachAttempts;
     private final Duration reattachBackoff;
-    private final Set<String> hostToolNames;
-    private final Set<String> hostCallIds = new HashSet<>();
+    private final BridgeFrames frames;
     private final Consumer<BridgeRun> onEnd;
 
-    private volatile long lastSeq;
     private volatile boolean started;
     private volatile boolean cancelRequested;
-    private @Nullable String thinkingId;
-    private @Nullable String reportedSession;
-    private @Nullable String protocolError;
     private boolean everOpened;
     private String lastProblem = "";
 
@@ -78,9 +66,7 @@ public final class BridgeRun extends RunLoop {
         this.reattachAttempts = reattachAttempts;
         this.reattachBackoff = reattachBackoff;
         this.onEnd = onEnd;
-        this.reportedSession = request.runtimeSessionId();
-        this.hostToolNames = new HashSet<>();
-        request.hostTools().forEach(t -> hostToolNames.add(t.name()));
+        this.frames = new BridgeFrames(request, http.json(), redactor, this::emit);
     }
 
     public String runId() {
@@ -100,6 +86,14 @@ public final class BridgeRun extends RunLoop {
         cancelRequested = true;
     }
 
+    /**
+     * The host expired approval {@code approvalId} (and logged it); the Bridge's own report of that
+     * expiry is not passed on again. Any thread.
+     */
+    public void expiredByHost(String approvalId) {
+        frames.expiredByHost(approvalId);
+    }
+
     @Override
     void finished() {
         onEnd.accept(this);
@@ -108,7 +102,7 @@ public final class BridgeRun extends RunLoop {
     @Override
     void execute() {
         if (resumeAfter != null) {
-            lastSeq = resumeAfter;
+            frames.resumeAfter(resumeAfter);
             everOpened = true;
             lastProblem = "re-attaching after a restart";
             recover(Outcome.TRUNCATED, true);
@@ -188,9 +182,10 @@ public final class BridgeRun extends RunLoop {
                 lastProblem = "the run status check answered HTTP " + probe.status();
                 continue;
             }
-            log.info("Run {}: re-attaching to the Bridge after seq {} ({})", runId, lastSeq, lastProblem);
+            long before = frames.lastSeq();
+            log.info("Run {}: re-attaching to the Bridge after seq {} ({})", runId, before, lastProblem);
             HttpUrl events = http.url("runs", runId, "events").newBuilder()
-                    .addQueryParameter("after", Long.toString(lastSeq)).build();
+                    .addQueryParameter("after", Long.toString(before)).build();
             Opened opened = open(http.request(events).header("Accept", "text/event-stream").get().build());
             if (opened.stopped()) {
                 return;
@@ -203,9 +198,8 @@ public final class BridgeRun extends RunLoop {
                 lastProblem = http.describe(opened.failure());
                 continue;
             }
-            long before = lastSeq;
             last = consume(opened);
-            if (lastSeq > before) {
+            if (frames.lastSeq() > before) {
                 failures = 0;
             }
         }
@@ -247,7 +241,7 @@ public final class BridgeRun extends RunLoop {
         if (cancelRequested) {
             cancelQuietly();
         }
-        SseReader.Ending ending = read(opened, this::onFrame);
+        SseReader.Ending ending = read(opened, (id, type, data) -> frames.onFrame(id, type, data) && !isTerminal());
         if (isTerminal()) {
             return Outcome.DONE;
         }
@@ -255,6 +249,7 @@ public final class BridgeRun extends RunLoop {
             return Outcome.STOPPED;
         }
         Throwable failure = ending.failure();
+        String protocolError = frames.protocolError();
         if (protocolError == null && failure != null && !(failure instanceof IOException)) {
             protocolError = failure instanceof IllegalStateException && failure.getMessage() != null
                     ? "the Bridge did not answer with an event stream (" + failure.getMessage() + ")"
@@ -266,286 +261,14 @@ public final class BridgeRun extends RunLoop {
             return Outcome.DONE;
         }
         if (failure == null) {
-            lastProblem = "the stream ended after seq " + lastSeq + " without done";
+            lastProblem = "the stream ended after seq " + frames.lastSeq() + " without done";
             return Outcome.TRUNCATED;
         }
         lastProblem = http.describe(failure);
         return isStall(failure) ? Outcome.STALLED : Outcome.BROKEN;
     }
 
-    // ------------------------------------------------------------------ frames
-
-    private boolean onFrame(@Nullable String id, @Nullable String type, String data) {
-        DeltaFrame delta = readDelta(data);
-        JsonNode frame = null;
-        long seq;
-        String kind;
-        if (delta != null) {
-            seq = delta.seq();
-            kind = delta.kind();
-        } else {
-            try {
-                frame = http.json().readTree(data);
-            } catch (IOException e) {
-                protocolError = "a frame after seq " + lastSeq + " is not JSON";
-                return false;
-            }
-            if (frame == null || !frame.isObject()) {
-                protocolError = "a frame after seq " + lastSeq + " is not a JSON object";
-                return false;
-            }
-            seq = frame.path("seq").asLong(0);
-            kind = text(frame, "kind");
-        }
-        if (seq <= 0 && id != null) {
-            try {
-                seq = Long.parseLong(id.trim());
-            } catch (NumberFormatException e) {
-                seq = 0;
-            }
-        }
-        if (seq <= 0) {
-            protocolError = "a frame after seq " + lastSeq + " has no seq";
-            return false;
-        }
-        if (seq <= lastSeq) {
-            return true;
-        }
-        if (seq != lastSeq + 1 && lastSeq > 0) {
-            log.warn("Run {}: frames {} to {} are missing from the Bridge stream", runId, lastSeq + 1, seq - 1);
-        }
-        if (kind == null) {
-            kind = type == null ? "" : type;
-        }
-        boolean more = delta != null ? onDelta(delta, seq) : map(kind, frame, seq);
-        lastSeq = seq;
-        return more && !isTerminal();
-    }
-
-    /**
-     * A {@code text_delta} or {@code thinking} frame: {@code seq}, {@code kind} and {@code text} (if any)
-     * read straight off the parser's tokens. Most of a stream is these; building a tree for each cost a
-     * quarter of the stream thread's time in the bench.
-     */
-    private record DeltaFrame(long seq, String kind, @Nullable String text) {
-    }
-
-    /**
-     * Reads a delta frame without building a tree, or returns null for anything else (another kind, a
-     * nested value, a field of an unexpected type, malformed JSON), which is then read as a tree, with the
-     * same result and the same errors as before.
-     */
-    private @Nullable DeltaFrame readDelta(String data) {
-        try (JsonParser parser = http.json().createParser(data)) {
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            long seq = 0;
-            String kind = null;
-            String text = null;
-            JsonToken token;
-            while ((token = parser.nextToken()) == JsonToken.FIELD_NAME) {
-                String name = parser.currentName();
-                JsonToken value = parser.nextToken();
-                if (value == null || value.isStructStart()) {
-                    return null;
-                }
-                switch (name) {
-                    case "seq":
-                        if (value != JsonToken.VALUE_NUMBER_INT) {
-                            return null;
-                        }
-                        seq = parser.getLongValue();
-                        break;
-                    case "kind":
-                    case "text":
-                        if (value != JsonToken.VALUE_STRING) {
-                            return null;
-                        }
-                        if (name.equals("kind")) {
-                            kind = parser.getText();
-                        } else {
-                            text = parser.getText();
-                        }
-                        break;
-                    default:
-                        break;
-                }
-            }
-            if (token != JsonToken.END_OBJECT || !("text_delta".equals(kind) || "thinking".equals(kind))) {
-                return null;
-            }
-            return new DeltaFrame(seq, kind, text);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private boolean onDelta(DeltaFrame delta, long seq) {
-        String text = orElse(delta.text(), "");
-        return delta.kind().equals("thinking") ? onThinking(text, seq) : onTextDelta(text);
-    }
-
-    private boolean onThinking(String text, long seq) {
-        if (thinkingId == null) {
-            thinkingId = runId + ":thinking:" + seq;
-        }
-        return emit(new AgentStreamEvent.ThinkingDelta(thinkingId, clean(text)));
-    }
-
-    private boolean onTextDelta(String text) {
-        thinkingId = null;
-        return emit(new AgentStreamEvent.TextDelta(request.assistantMessageId(), clean(text)));
-    }
-
-    private boolean map(String kind, JsonNode f, long seq) {
-        switch (kind) {
-            case "run_started": {
-                started = true;
-                String session = text(f, "hermesSessionId");
-                if (session != null) {
-                    reportedSession = session;
-                    return emit(new AgentStreamEvent.RuntimeSession(session, f.path("resumedSession").asBoolean(false)));
-                }
-                return true;
-            }
-            case "session_rotated": {
-                String session = text(f, "hermesSessionId");
-                if (session != null && !session.equals(reportedSession)) {
-                    reportedSession = session;
-                    return emit(new AgentStreamEvent.RuntimeSession(session, true));
-                }
-                return true;
-            }
-            case "status":
-                return emit(new AgentStreamEvent.StatusUpdate(runId + ":status:" + seq, orElse(text(f, "level"), "info"),
-                        clean(orElse(text(f, "text"), ""))));
-            case "thinking":
-                return onThinking(orElse(text(f, "text"), ""), seq);
-            case "text_delta":
-                return onTextDelta(orElse(text(f, "text"), ""));
-            case "tool_call":
-                return onToolCall(f);
-            case "tool_result": {
-                thinkingId = null;
-                String callId = text(f, "toolCallId");
-                if (callId == null) {
-                    protocolError = "tool_result frame " + seq + " has no toolCallId";
-                    return false;
-                }
-                if (hostCallIds.contains(callId)) {
-                    return true;
-                }
-                return emit(new AgentStreamEvent.ToolCallResult(runId + ":result:" + callId, callId,
-                        clean(resultText(f.get("result"))), f.path("isError").asBoolean(false)));
-            }
-            case "todo_update":
-                return emit(new AgentStreamEvent.TodosUpdated(runId + ":todo", todos(f.path("todos"))));
-            case "clarify_request":
-                return onClarify(f, seq);
-            case "clarify_resolved": {
-                String clarifyId = text(f, "clarifyId");
-                if (clarifyId != null && "cancelled".equalsIgnoreCase(text(f, "outcome"))) {
-                    return emit(new AgentStreamEvent.ClarifyResolved(clarifyId, AgentStreamEvent.ClarifyOutcome.CANCELLED,
-                            List.of()));
-                }
-                return true;
-            }
-            case "usage": {
-                long in = Math.max(0, f.path("inputTokens").asLong(0));
-                long out = Math.max(0, f.path("outputTokens").asLong(0));
-                long total = Math.max(0, f.path("totalTokens").asLong(in + out));
-                return emit(new AgentStreamEvent.Usage(in, out, total));
-            }
-            case "final":
-                return emit(new AgentStreamEvent.TextFinal(request.assistantMessageId(), clean(orElse(text(f, "text"), ""))));
-            case "error":
-                return emit(new AgentStreamEvent.RunFailed(orElse(text(f, "code"), ErrorCode.RUNTIME_FAILED.name()),
-                        clean(orElse(text(f, "message"), "the agent failed"))));
-            case "done":
-                return onDone(f);
-            default:
-                log.debug("Run {}: ignoring a Bridge frame of unknown kind {}", runId, kind);
-                return true;
-        }
-    }
-
-    private boolean onToolCall(JsonNode f) {
-        thinkingId = null;
-        String callId = text(f, "toolCallId");
-        String name = text(f, "toolName");
-        if (callId == null || name == null) {
-            protocolError = "a tool_call frame has no toolCallId or toolName";
-            return false;
-        }
-        JsonNode args = f.get("args");
-        String arguments = args == null || args.isNull() ? "{}" : args.isTextual() ? args.asText() : args.toString();
-        boolean host = hostToolNames.contains(name);
-        if (!emit(new AgentStreamEvent.ToolCallStart(runId + ":tool:" + callId, callId, name, clean(arguments)))) {
-            return false;
-        }
-        if (host) {
-            hostCallIds.add(callId);
-            return emit(new AgentStreamEvent.ToolCallEnd(callId));
-        }
-        return true;
-    }
-
-    private boolean onClarify(JsonNode f, long seq) {
-        thinkingId = null;
-        String clarifyId = text(f, "clarifyId");
-        if (clarifyId == null) {
-            protocolError = "clarify_request frame " + seq + " has no clarifyId";
-            return false;
-        }
-        List<String> choices = new ArrayList<>();
-        for (JsonNode choice : f.path("choices")) {
-            if (choice.isTextual()) {
-                choices.add(clean(choice.asText()));
-            }
-        }
-        return emit(new AgentStreamEvent.ClarifyRequested(runId + ":clarify:" + clarifyId, clarifyId,
-                clean(orElse(text(f, "question"), "")), choices, f.path("multiSelect").asBoolean(false),
-                Long.toString(seq)));
-    }
-
-    private boolean onDone(JsonNode f) {
-        String session = text(f, "hermesSessionId");
-        if (session != null && !session.equals(reportedSession)) {
-            reportedSession = session;
-            emit(new AgentStreamEvent.RuntimeSession(session, true));
-        }
-        String status = orElse(text(f, "status"), "").toLowerCase(Locale.ROOT);
-        switch (status) {
-            case "completed":
-                emit(new AgentStreamEvent.RunFinished(dev.parley.chat.model.RunStatus.SUCCEEDED, null));
-                break;
-            case "cancelled":
-                emit(new AgentStreamEvent.RunFinished(dev.parley.chat.model.RunStatus.CANCELLED, "cancelled"));
-                break;
-            case "failed":
-                emit(new AgentStreamEvent.RunFailed(ErrorCode.RUNTIME_FAILED.name(),
-                        "the Hermes Bridge reported the run failed without saying why"));
-                break;
-            default:
-                emit(new AgentStreamEvent.RunFailed(HermesErrors.PROTOCOL_ERROR,
-                        "the done frame has an unknown status: " + clean(status)));
-        }
-        return false;
-    }
-
-    private static List<TodoItem> todos(JsonNode list) {
-        List<TodoItem> items = new ArrayList<>();
-        for (JsonNode item : list) {
-            String id = text(item, "id");
-            if (id == null) {
-                continue;
-            }
-            items.add(new TodoItem(id, orElse(text(item, "content"), ""), todoStatus(text(item, "status")),
-                    text(item, "parent")));
-        }
-        return items;
-    }
+    // ------------------------------------------------------------------ JSON helpers (also used by ApiServerRun)
 
     static TodoStatus todoStatus(@Nullable String status) {
         if (status == null) {
@@ -561,13 +284,6 @@ public final class BridgeRun extends RunLoop {
             default:
                 return TodoStatus.PENDING;
         }
-    }
-
-    private static String resultText(@Nullable JsonNode result) {
-        if (result == null || result.isNull()) {
-            return "";
-        }
-        return result.isTextual() ? result.asText() : result.toString();
     }
 
     static @Nullable String text(JsonNode node, String field) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.simulator.Scenario;
+import dev.parley.simulator.SimulatorConfig;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -24,22 +26,26 @@ public final class Agent implements Runnable {
     private final boolean resumedSession;
     private final double eventsPerSecond;
     private final int longCount;
+    private final SimulatorConfig config;
+    private final ApprovalMemory approvals;
     private final Consumer<SimRun> onEnd;
     private final Consumer<String> onRotate;
     private long nextAt;
     private int tokens;
 
     /**
-     * @param eventsPerSecond the pace of this run, 0 for as fast as possible
+     * @param approvals what earlier runs approved for their session, or for good
      * @param onRotate told the new session id when the ROTATE scenario rotates it
      */
-    public Agent(SimRun run, String requestedSession, boolean resumedSession, double eventsPerSecond, int longCount,
-            Consumer<String> onRotate, Consumer<SimRun> onEnd) {
+    public Agent(SimRun run, String requestedSession, boolean resumedSession, SimulatorConfig config,
+            ApprovalMemory approvals, Consumer<String> onRotate, Consumer<SimRun> onEnd) {
         this.run = run;
         this.requestedSession = requestedSession;
         this.resumedSession = resumedSession;
-        this.eventsPerSecond = eventsPerSecond;
-        this.longCount = longCount;
+        this.eventsPerSecond = run.scenario() == Scenario.SLOW ? config.slowEventsPerSecond() : config.eventsPerSecond();
+        this.longCount = config.longCount();
+        this.config = config;
+        this.approvals = approvals;
         this.onRotate = onRotate;
         this.onEnd = onEnd;
     }
@@ -87,6 +93,9 @@ public final class Agent implements Runnable {
                 break;
             case HOST_TOOL:
                 hostTool();
+                break;
+            case APPROVE:
+                approve();
                 break;
             case DROP:
             case PLAIN:
@@ -220,6 +229,88 @@ public final class Agent implements Runnable {
         finish(text);
     }
 
+    /**
+     * Hermes' terminal tool with a command its guards flag: asked unless approved before under the run's key,
+     * never asked of a client that cannot answer (then blocked), run or blocked as decided.
+     */
+    private void approve() throws SimRun.Cancelled, InterruptedException {
+        String command = "rm -rf ./build/tmp-sim";
+        String pattern = "recursive delete";
+        think("Cleaning up needs a shell command, and Hermes asks before a recursive delete.");
+        emit("tool_call", node().put("toolCallId", "call_1").put("toolName", "terminal")
+                .<ObjectNode>set("args", node().put("command", command)).put("preview", command));
+        String outcome;
+        if (!run.clientTakesApprovals()) {
+            emit("status", node().put("level", "warn")
+                    .put("text", "This client cannot approve commands, so the command was blocked (simulated)"));
+            outcome = "blocked";
+        } else if (approvals.approved(run.approvalKey(), pattern)) {
+            outcome = "remembered";
+        } else {
+            outcome = askApproval(command, pattern);
+        }
+        String result;
+        String text;
+        switch (outcome) {
+            case "deny":
+                result = "BLOCKED: the person denied this command (simulated)";
+                text = "You denied `" + command + "`, so I left the files alone (simulated).";
+                break;
+            case SimRun.EXPIRED:
+                result = "BLOCKED: the approval timed out (simulated)";
+                text = "Nobody approved `" + command + "` in time, so I left the files alone (simulated).";
+                break;
+            case "blocked":
+                result = "BLOCKED: the client cannot approve commands (simulated)";
+                text = "I could not ask you to approve `" + command + "`, so I left the files alone (simulated).";
+                break;
+            default:
+                result = "removed 3 files from ./build/tmp-sim (simulated)";
+                text = "I ran `" + command + "`; the temporary build files are gone (simulated)."
+                        + (outcome.equals("remembered") ? " It was approved earlier, so I did not ask again." : "");
+        }
+        boolean ran = result.startsWith("removed");
+        emit("tool_result", node().put("toolCallId", "call_1").put("toolName", "terminal").put("result", result)
+                .put("truncated", false).put("isError", !ran).put("durationMs", ran ? 40 : 0));
+        for (String part : split(text)) {
+            delta(part);
+        }
+        finish(text);
+    }
+
+    /** Asks, waits, reports the end of the wait; returns the decision or {@link SimRun#EXPIRED}. */
+    private String askApproval(String command, String pattern) throws SimRun.Cancelled, InterruptedException {
+        pace();
+        long timeout = config.approvalTimeout().toNanos();
+        ObjectNode ask = node().put("approvalId", "a1").put("toolCallId", "call_1").put("toolName", "terminal")
+                .put("command", command).put("description", pattern + " (simulated)").put("patternKey", pattern);
+        ask.putArray("patternKeys").add(pattern);
+        ask.putArray("choices").add("once").add("session").add("always").add("deny");
+        if (timeout > 0) {
+            ask.put("expiresAt", Instant.now().plusNanos(timeout).toEpochMilli());
+            timeout += config.approvalTimerLag().toNanos();
+        } else {
+            ask.putNull("expiresAt");
+        }
+        run.askApproval(ask);
+        String decision;
+        try {
+            decision = run.awaitDecision("a1", timeout);
+        } catch (SimRun.Cancelled withdrawn) {
+            run.append("approval_resolved", node().put("approvalId", "a1").put("outcome", "cancelled").putNull("decision"));
+            throw withdrawn;
+        }
+        ObjectNode resolved = node().put("approvalId", "a1");
+        if (decision.equals(SimRun.EXPIRED)) {
+            resolved.put("outcome", "expired").putNull("decision");
+        } else {
+            resolved.put("outcome", "answered").put("decision", decision);
+            approvals.remember(run.approvalKey(), pattern, decision);
+        }
+        run.append("approval_resolved", resolved);
+        return decision;
+    }
+
     // ------------------------------------------------------------------ frames
 
     private void think(String text) throws SimRun.Cancelled, InterruptedException {
@@ -284,8 +375,8 @@ public final class Agent implements Runnable {
         String quoted = clip(run.userMessage(), 400).replace("\n", "\n> ");
         return "### Simulated answer\n\nYou wrote:\n\n> " + quoted + "\n\nThis reply comes from the **Hermes Bridge "
                 + "simulator**, not from a model. It streams like one: a short reasoning step, this answer token by "
-                + "token, and the token usage at the end.\n\nTry `tools`, `clarify`, `fail`, `slow`, `drop` or "
-                + "`long 5000` to see the other scenarios.";
+                + "token, and the token usage at the end.\n\nTry `tools`, `clarify`, `approve`, `fail`, `slow`, `drop` "
+                + "or `long 5000` to see the other scenarios.";
     }
 
     private static String longerText() {

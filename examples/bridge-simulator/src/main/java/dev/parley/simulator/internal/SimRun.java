@@ -3,12 +3,7 @@ package dev.parley.simulator.internal;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.simulator.Scenario;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -18,8 +13,9 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One simulated run: its frame log (kept for re-attaching), its status, and what it waits for. The
- * agent thread appends frames; any number of stream writers read them. Thread-safe.
+ * One simulated run: its {@link FrameLog} (kept for re-attaching), its status, and what it waits for
+ * (a clarify answer, a host tool's result, an approval decision). The agent thread appends frames and waits; HTTP threads
+ * answer. Thread-safe.
  */
 public final class SimRun {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,25 +33,28 @@ public final class SimRun {
     public record ToolOutcome(String result, boolean error) {
     }
 
-    /** What {@link #answer} and {@link #toolResult} report. */
+    /** What {@link #answer}, {@link #toolResult}, {@link #decide} and {@link #expireApproval} report. */
     public enum Acceptance {
-        ACCEPTED, REPLAYED, NOT_PENDING, UNKNOWN
+        ACCEPTED, REPLAYED, NOT_PENDING, UNKNOWN, NOT_OFFERED
     }
+
+    /** How an approval wait ended when no decision came: its own timeout or an expiry call. */
+    public static final String EXPIRED = "expired";
+    private static final String WITHDRAWN = "withdrawn";
 
     private final String runId;
     private final Scenario scenario;
     private final String userMessage;
     private final List<String> hostTools;
-    private final Clock clock;
+    private final String approvalKey;
+    private final boolean clientTakesApprovals;
+    private final FrameLog frames;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final ArrayList<byte[]> frames = new ArrayList<>();
-    private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(256);
 
     // guarded by lock
     private String hermesSessionId;
     private String status = "running";
-    private boolean ended;
     private boolean cancelled;
     private boolean dropPending;
     private String pendingClarifyId;
@@ -64,17 +63,26 @@ public final class SimRun {
     private String pendingToolCallId;
     private ObjectNode pendingToolCall;
     private final Map<String, ToolOutcome> toolResults = new HashMap<>();
-    private long endedAt;
+    private String pendingApprovalId;
+    private ObjectNode pendingApproval;
+    private final Map<String, List<String>> approvalChoices = new HashMap<>();
+    private final Map<String, String> approvalOutcomes = new HashMap<>();
 
+    /**
+     * @param approvalKey what "session" approvals are remembered under: the thread id, else the Hermes session
+     * @param clientTakesApprovals whether the client said {@code clientCapabilities: ["approvals"]}
+     */
     public SimRun(String runId, Scenario scenario, String userMessage, List<String> hostTools, String hermesSessionId,
-            boolean dropFirstConnection, Clock clock) {
+            String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection, Clock clock) {
         this.runId = runId;
         this.scenario = scenario;
         this.userMessage = userMessage;
         this.hostTools = List.copyOf(hostTools);
+        this.approvalKey = approvalKey;
+        this.clientTakesApprovals = clientTakesApprovals;
         this.hermesSessionId = hermesSessionId;
         this.dropPending = dropFirstConnection;
-        this.clock = clock;
+        this.frames = new FrameLog(runId, clock);
     }
 
     public String runId() {
@@ -93,85 +101,24 @@ public final class SimRun {
         return hostTools;
     }
 
+    public String approvalKey() {
+        return approvalKey;
+    }
+
+    public boolean clientTakesApprovals() {
+        return clientTakesApprovals;
+    }
+
     // ------------------------------------------------------------------ frames
 
-    /**
-     * Appends a frame: {@code id: seq / event: kind / data: {runId, seq, ts, tsMicros, kind, …payload}}.
-     * Returns its seq.
-     */
+    /** The run's frame log, for stream writers. */
+    public FrameLog frames() {
+        return frames;
+    }
+
+    /** Appends a frame to the log; returns its seq. */
     public long append(String kind, ObjectNode payload) {
-        lock.lock();
-        try {
-            long seq = frames.size() + 1L;
-            Instant now = clock.instant();
-            ObjectNode data = JSON.createObjectNode();
-            data.put("runId", runId);
-            data.put("seq", seq);
-            data.put("ts", now.toEpochMilli());
-            data.put("tsMicros", now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
-            data.put("kind", kind);
-            data.setAll(payload);
-            scratch.reset();
-            writeAscii("id: " + seq + "\nevent: " + kind + "\ndata: ");
-            JSON.writeValue(scratch, data);
-            writeAscii("\n\n");
-            frames.add(scratch.toByteArray());
-            if (kind.equals("done")) {
-                ended = true;
-                endedAt = System.nanoTime();
-            }
-            changed.signalAll();
-            return seq;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void writeAscii(String text) {
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        scratch.write(bytes, 0, bytes.length);
-    }
-
-    /** A batch of frames to write to a stream. */
-    public record Batch(List<byte[]> frames, boolean last, boolean heartbeat) {
-    }
-
-    /**
-     * The frames after {@code after} (at most {@code max}); waits up to {@code heartbeat} for one. An
-     * empty, non-last batch means it is time for a heartbeat.
-     */
-    public Batch next(long after, int max, long heartbeatNanos) throws InterruptedException {
-        lock.lock();
-        try {
-            long wait = heartbeatNanos;
-            while (frames.size() <= after && !ended) {
-                if (wait <= 0) {
-                    return new Batch(List.of(), false, true);
-                }
-                wait = changed.awaitNanos(wait);
-            }
-            int from = (int) Math.min(after, frames.size());
-            int to = (int) Math.min(frames.size(), (long) from + max);
-            List<byte[]> batch = new ArrayList<>(frames.subList(from, to));
-            return new Batch(batch, ended && to == frames.size(), false);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    public long lastSeq() {
-        lock.lock();
-        try {
-            return frames.size();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    public int frameCount() {
-        return (int) lastSeq();
+        return frames.append(kind, payload);
     }
 
     /** True once for the first stream of a DROP run: that connection is to be cut. */
@@ -207,23 +154,9 @@ public final class SimRun {
         }
     }
 
+    /** True once the run's {@code done} frame is logged. */
     public boolean ended() {
-        lock.lock();
-        try {
-            return ended;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** System.nanoTime() of the end, or 0 while running. */
-    public long endedAt() {
-        lock.lock();
-        try {
-            return endedAt;
-        } finally {
-            lock.unlock();
-        }
+        return frames.ended();
     }
 
     public String hermesSessionId() {
@@ -252,7 +185,7 @@ public final class SimRun {
             node.put("runId", runId);
             node.put("status", status);
             node.put("hermesSessionId", hermesSessionId);
-            node.put("lastSeq", frames.size());
+            node.put("lastSeq", frames.lastSeq());
             if (pendingClarify != null) {
                 node.set("pendingClarify", pendingClarify.deepCopy());
             } else {
@@ -262,6 +195,11 @@ public final class SimRun {
                 node.set("pendingToolCall", pendingToolCall.deepCopy());
             } else {
                 node.putNull("pendingToolCall");
+            }
+            if (pendingApproval != null) {
+                node.set("pendingApproval", pendingApproval.deepCopy());
+            } else {
+                node.putNull("pendingApproval");
             }
             return node;
         } finally {
@@ -275,7 +213,7 @@ public final class SimRun {
     public boolean cancel() {
         lock.lock();
         try {
-            if (ended) {
+            if (frames.ended()) {
                 return false;
             }
             cancelled = true;
@@ -354,7 +292,7 @@ public final class SimRun {
             if (taken != null) {
                 return taken.equals(answer) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
             }
-            if (!clarifyId.equals(pendingClarifyId) || cancelled || ended) {
+            if (!clarifyId.equals(pendingClarifyId) || cancelled || frames.ended()) {
                 return Acceptance.NOT_PENDING;
             }
             clarifyAnswers.put(clarifyId, List.copyOf(answer));
@@ -405,10 +343,99 @@ public final class SimRun {
             if (taken != null) {
                 return taken.equals(outcome) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
             }
-            if (!toolCallId.equals(pendingToolCallId) || cancelled || ended) {
+            if (!toolCallId.equals(pendingToolCallId) || cancelled || frames.ended()) {
                 return Acceptance.NOT_PENDING;
             }
             toolResults.put(toolCallId, outcome);
+            changed.signalAll();
+            return Acceptance.ACCEPTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ approvals
+
+    /**
+     * Makes an approval pending and appends its {@code approval_request} frame, atomically.
+     *
+     * @param request the frame's payload, with {@code approvalId} and {@code choices}
+     */
+    public long askApproval(ObjectNode request) {
+        lock.lock();
+        try {
+            String approvalId = request.path("approvalId").asText();
+            List<String> choices = new ArrayList<>();
+            request.path("choices").forEach(choice -> choices.add(choice.asText()));
+            approvalChoices.put(approvalId, List.copyOf(choices));
+            pendingApprovalId = approvalId;
+            pendingApproval = request.deepCopy();
+            status = "waiting_for_approval";
+            return append("approval_request", request);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the decision on the pending approval: {@code once}, {@code session}, {@code always},
+     * {@code deny}, or {@link #EXPIRED} when {@code timeoutNanos} (0 for no limit) passed or the client
+     * expired it.
+     *
+     * @throws Cancelled if the run was cancelled first (the approval is withdrawn)
+     */
+    public String awaitDecision(String approvalId, long timeoutNanos) throws Cancelled, InterruptedException {
+        lock.lock();
+        try {
+            long left = timeoutNanos;
+            while (!approvalOutcomes.containsKey(approvalId) && !cancelled) {
+                if (timeoutNanos > 0 && left <= 0) {
+                    approvalOutcomes.put(approvalId, EXPIRED);
+                    break;
+                }
+                left = changed.awaitNanos(timeoutNanos > 0 ? left : TimeUnit.SECONDS.toNanos(1));
+            }
+            pendingApprovalId = null;
+            pendingApproval = null;
+            if (!approvalOutcomes.containsKey(approvalId)) {
+                approvalOutcomes.put(approvalId, WITHDRAWN);
+                throw new Cancelled();
+            }
+            status = "running";
+            return approvalOutcomes.get(approvalId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes a decision: once; the same decision again is a replay; another, or after the end, is refused. */
+    public Acceptance decide(String approvalId, String decision) {
+        return resolveApproval(approvalId, decision);
+    }
+
+    /** Expires a pending approval at the client's request; a second expiry is a replay. */
+    public Acceptance expireApproval(String approvalId) {
+        return resolveApproval(approvalId, EXPIRED);
+    }
+
+    private Acceptance resolveApproval(String approvalId, String outcome) {
+        lock.lock();
+        try {
+            String taken = approvalOutcomes.get(approvalId);
+            if (taken != null) {
+                return taken.equals(outcome) ? Acceptance.REPLAYED : Acceptance.NOT_PENDING;
+            }
+            List<String> offered = approvalChoices.get(approvalId);
+            if (offered == null) {
+                return Acceptance.UNKNOWN;
+            }
+            if (!approvalId.equals(pendingApprovalId) || cancelled || frames.ended()) {
+                return Acceptance.NOT_PENDING;
+            }
+            if (!outcome.equals(EXPIRED) && !offered.contains(outcome)) {
+                return Acceptance.NOT_OFFERED;
+            }
+            approvalOutcomes.put(approvalId, outcome);
             changed.signalAll();
             return Acceptance.ACCEPTED;
         } finally {
