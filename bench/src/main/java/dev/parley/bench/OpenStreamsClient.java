@@ -21,13 +21,13 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * and the server side needs one per connection too): a raw NIO client holding thousands of SSE streams
  * open on one thread. Commands on stdin: {@code OPEN k} opens k more streams (round-robin over the paths
  * in the file it was given) and answers {@code OPENED <ready> <failed>} once each new one has received the
- * response head and the replayed {@code clarify_request} event; {@code CLOSE} closes all and exits. After
+ * response head and the replayed {@code input_requested} event (the clarify); {@code CLOSE} closes all and exits. After
  * that, each stream is only read (heartbeats) and never written.
  */
 final class OpenStreamsClient {
     static final String MODE = "--open-streams-client";
-    /** Spring writes {@code event:clarify_request} (no space); the type name alone is enough. */
-    private static final byte[] READY_MARK = "clarify_request".getBytes(StandardCharsets.US_ASCII);
+    /** The stream writes {@code event:input_requested} (no space); the type name alone is enough. */
+    private static final byte[] READY_MARK = "input_requested".getBytes(StandardCharsets.US_ASCII);
     /** Streams being set up at once: few, so that the server's request thread pool is not what is measured. */
     private static final int MAX_PENDING = 32;
     private static final long TIMEOUT_NANOS = 60_000_000_000L;

@@ -46,7 +46,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -126,7 +126,9 @@ public final class ChatEngine implements AutoCloseable {
             ownedExecutors.add(work);
         }
         ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads, daemon("parley-delivery"));
-        ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(daemon("parley-timer"));
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, daemon("parley-timer"));
+        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timers.setRemoveOnCancelPolicy(true);
         ownedExecutors.add(delivery);
         ownedExecutors.add(timers);
         if (!b.hostActions.isEmpty() && !runtime.capabilities().contains(Capability.HOST_TOOLS)) {

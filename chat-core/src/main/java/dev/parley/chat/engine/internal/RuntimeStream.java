@@ -7,7 +7,8 @@ import java.util.concurrent.Flow;
  * Feeds the runtime's stream into one run. Every signal is guarded: whatever fails while handling it ends
  * the run. Signals arrive on the runtime's threads, one at a time (Reactive Streams). A clarify's older
  * events are logged in their current form ({@link AgentStreamEvent#current}); answers are logged by the
- * engine, never taken from the runtime.
+ * engine, never taken from the runtime, and the runtime's report that an input ended is logged only while
+ * the input is still pending (the engine may have expired it already).
  */
 final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
     private final EngineContext ctx;
@@ -38,7 +39,8 @@ final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
             return;
         }
         if (event instanceof AgentStreamEvent.InputResolved resolved
-                && resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED) {
+                && (resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED
+                        || !run.isInputPending(resolved.inputId()))) {
             return;
         }
         run.guarded(() -> {
