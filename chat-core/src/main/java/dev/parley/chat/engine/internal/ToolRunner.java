@@ -8,37 +8,77 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.input.ApprovalAnswer;
 import dev.parley.chat.input.ApprovalDecision;
 import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.runtime.ToolResult;
 import dev.parley.chat.store.HostActionRecord;
 import java.time.Instant;
+import dev.parley.chat.runtime.HostToolSpec;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the host actions one run's agent calls, on the engine's workers: after the person's approval when
- * the action asks for one, once per execution id (claimed in the store), with the result logged and handed
- * back to the runtime. Thread-safe.
+ * Runs the tools of one run whose results the host side supplies: the host's actions, on the engine's
+ * workers (after the person's approval when the action asks for one, once per execution id, claimed in the
+ * store), and the tools the person's browser runs (a pending input each). Results are logged and handed back
+ * to the runtime. Thread-safe.
  */
-final class HostActionRunner {
-    private static final Logger log = LoggerFactory.getLogger(HostActionRunner.class);
+final class ToolRunner {
+    private static final Logger log = LoggerFactory.getLogger(ToolRunner.class);
 
     private final EngineContext ctx;
     private final ActiveRun run;
+    /** The tools the person's browser runs for this run, by name. */
+    private final Map<String, HostToolSpec> clientTools;
 
-    HostActionRunner(EngineContext ctx, ActiveRun run) {
+    ToolRunner(EngineContext ctx, ActiveRun run, List<HostToolSpec> clientTools) {
         this.ctx = ctx;
         this.run = run;
+        Map<String, HostToolSpec> byName = new LinkedHashMap<>();
+        clientTools.forEach(tool -> byName.put(tool.name(), tool));
+        this.clientTools = Map.copyOf(byName);
+    }
+
+    /** The client tools, for the runtime's request. */
+    Collection<HostToolSpec> clientTools() {
+        return clientTools.values();
     }
 
     /**
-     * The agent finished calling {@code call}: if it names a host action, the action runs on a worker —
-     * after the person's approval when its policy asks for one.
+     * The agent finished calling {@code call}: a client tool waits, as a pending input, for the person's
+     * browser; a host action runs on a worker (after the person's approval when it asks for one). Other tools
+     * are the runtime's own.
      */
     void called(ActionExecutionMessage call) {
+        HostToolSpec clientTool = clientTools.get(call.name());
+        if (clientTool == null) {
+            hostActionCalled(call);
+            return;
+        }
+        run.inputs().ask(new AgentStreamEvent.InputRequested(call.id(), "tool:" + call.executionId(),
+                new ClientToolRequest(call.executionId(), call.name(), call.arguments(), clientTool.parametersSchema()),
+                ctx.now().plus(ctx.limits.clientToolTimeout()), null), new RunInputs.Continuation() {
+                    @Override
+                    public void answered(InputAnswer answer) {
+                        ClientToolAnswer result = (ClientToolAnswer) answer;
+                        returnResult(call, result.result(), result.error());
+                    }
+
+                    @Override
+                    public void expired() {
+                        returnResult(call, "tool " + call.name() + " did not answer in time", true);
+                    }
+                });
+    }
+
+    private void hostActionCalled(ActionExecutionMessage call) {
         HostAction action = ctx.hostActions.get(call.name());
         if (action == null) {
             return;
