@@ -133,9 +133,11 @@ public interface ChatStore extends AutoCloseable {
     // ---- search
 
     /**
-     * The owner's threads whose title or message text holds every word and phrase of {@code query}, best
-     * match first, skipping {@code offset}, at most {@code limit}; another owner's threads never appear. The
-     * index is kept up to date as messages and titles are stored.
+     * The owner's threads whose title or one user or assistant message holds every word (as a word prefix)
+     * and phrase of {@code query}, best match first — a thread scores its matching title's and messages'
+     * scores summed, ties newest activity first — skipping {@code offset}, at most {@code limit}; another
+     * owner's threads never appear. The snippet comes from the best-scoring text. The index follows stored
+     * messages and titles at once (an updated message or title, a deleted thread).
      */
     List<ThreadSearchHit> searchThreads(String ownerId, SearchQuery query, int offset, int limit);
 

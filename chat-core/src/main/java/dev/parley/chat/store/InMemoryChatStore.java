@@ -404,19 +404,21 @@ public final class InMemoryChatStore implements ChatStore {
                     continue;
                 }
                 int best = InMemoryText.score(thread.title(), query);
+                int total = best;
                 String snippet = best > 0 ? InMemoryText.snippet(thread.title(), query) : null;
                 String from = null;
                 for (String id : topLevelByThread.getOrDefault(thread.id(), List.of())) {
                     String text = InMemoryText.searchable(messages.get(id));
                     int score = InMemoryText.score(text, query);
+                    total += score;
                     if (score > best) {
                         best = score;
                         snippet = InMemoryText.snippet(text, query);
                         from = id;
                     }
                 }
-                if (best > 0) {
-                    found.add(new Scored(new ThreadSearchHit(thread, snippet, from), best));
+                if (total > 0) {
+                    found.add(new Scored(new ThreadSearchHit(thread, snippet, from), total));
                 }
             }
             return found.stream()
