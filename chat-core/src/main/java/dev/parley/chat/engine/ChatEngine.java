@@ -4,6 +4,8 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
+import dev.parley.chat.engine.internal.EventRetention;
+import dev.parley.chat.engine.internal.ThreadExport;
 import dev.parley.chat.engine.internal.InputChecks;
 import dev.parley.chat.engine.internal.RequestChecks;
 import dev.parley.chat.engine.internal.ThreadViews;
@@ -31,9 +33,13 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadTouch;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,6 +150,18 @@ public final class ChatEngine implements AutoCloseable {
         this.turns = new Turns(ctx, runs, doubleTexting);
         runs.recover();
         runs.startCoordination();
+        if (b.eventRetention != null) {
+            Duration age = b.eventRetention;
+            timers.scheduleWithFixedDelay(() -> compactQuietly(age), 1, TimeUnit.HOURS.toMinutes(1), TimeUnit.MINUTES);
+        }
+    }
+
+    private void compactQuietly(Duration age) {
+        try {
+            compactEventLogs(age);
+        } catch (RuntimeException e) {
+            log.warn("Compacting old event logs failed; will try again in an hour", e);
+        }
     }
 
     public static Builder builder() {
@@ -429,6 +447,78 @@ public final class ChatEngine implements AutoCloseable {
         return feedback;
     }
 
+    // ================================================================== find, export, forget
+
+    /**
+     * The caller's threads whose title or a message holds every word and phrase of {@code query} (words as
+     * prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match first, each
+     * with a snippet of the matching text.
+     *
+     * @throws ChatException INVALID_INPUT for a query without words, longer than 500 characters or of more
+     *     than 16 terms, a negative offset, or a limit out of range
+     */
+    public List<ThreadSearchHit> searchThreads(String ownerId, String query, int offset, int limit) {
+        RequestChecks.owner(ownerId);
+        SearchQuery parsed = SearchQuery.of(query);
+        if (offset < 0) {
+            throw ChatException.invalidInput("offset must not be negative, got " + offset);
+        }
+        RequestChecks.limit(limits, limit);
+        return store.searchThreads(ownerId, parsed, offset, limit);
+    }
+
+    /**
+     * Writes a thread out to {@code out} (left open), streamed page by page so a thread of any length takes
+     * constant memory: {@link ExportFormat#JSON} holds everything, {@link ExportFormat#MARKDOWN} the active
+     * branch as a person reads it.
+     *
+     * @throws ChatException NOT_FOUND for an unknown thread or another owner's
+     * @throws IOException if {@code out} fails
+     */
+    public void exportThread(String ownerId, String threadId, ExportFormat format, OutputStream out) throws IOException {
+        ChatThread thread = ownedThread(ownerId, threadId);
+        ThreadExport export = new ThreadExport(store, views);
+        if (format == ExportFormat.MARKDOWN) {
+            export.markdown(thread, out);
+        } else {
+            export.json(thread, ctx.now(), out);
+        }
+    }
+
+    /**
+     * Compacts the event logs of runs that ended more than {@code age} ago (see
+     * {@link Builder#eventRetention}); their messages stay, and a replay of such a run shows its start, its
+     * messages as they ended, a line saying the log was compacted, and its end.
+     *
+     * @return how many runs were compacted
+     */
+    public int compactEventLogs(Duration age) {
+        Objects.requireNonNull(age, "age");
+        return new EventRetention(ctx).compactRunsEndedBefore(ctx.now().minus(age));
+    }
+
+    /**
+     * Erases everything of an owner, for a data-subject request: every thread with its messages, runs, events,
+     * pending inputs, approvals and feedback. A run still going on is stopped first. Works a thread at a time
+     * (each removed whole), so after a crash calling it again finishes the job.
+     *
+     * @return how many threads were erased
+     */
+    public int eraseOwner(String ownerId) {
+        RequestChecks.owner(ownerId);
+        int erased = 0;
+        List<ChatThread> page;
+        do {
+            page = store.listThreads(ownerId, null, limits.maxPageSize());
+            for (ChatThread thread : page) {
+                runs.stopThread(thread.id(), limits.cancelGracePeriod().plusSeconds(5));
+                store.deleteThread(thread.id());
+                erased++;
+            }
+        } while (!page.isEmpty());
+        return erased;
+    }
+
     /** The models a person may choose from (the runtime's list). */
     public List<ModelOption> models() {
         return runtime.models();
@@ -549,8 +639,22 @@ public final class ChatEngine implements AutoCloseable {
         private RunCoordinator coordinator = RunCoordinator.local();
         private Duration leaseTimeout = Duration.ofSeconds(30);
         private Duration controlTimeout = Duration.ofSeconds(10);
+        private @Nullable Duration eventRetention;
 
         private Builder() {
+        }
+
+        /**
+         * Compacts the event logs of runs that ended more than {@code value} ago, checked hourly (off by
+         * default): their messages stay, the token-by-token log goes (see {@link ChatEngine#compactEventLogs}).
+         */
+        public Builder eventRetention(Duration value) {
+            Objects.requireNonNull(value, "eventRetention");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("eventRetention must be positive");
+            }
+            this.eventRetention = value;
+            return this;
         }
 
         /**
