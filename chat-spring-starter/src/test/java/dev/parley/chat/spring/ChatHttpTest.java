@@ -17,17 +17,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.codec.ServerSentEvent;
 
 /** The REST + SSE endpoints on a real Tomcat over loopback. */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-    "parley.owner.mode=HEADER",
-    "parley.web.heartbeat=200ms",
-    "server.tomcat.threads.max=4",
-    "server.tomcat.threads.min-spare=1"
-})
+@LoopbackHttpTest
 class ChatHttpTest {
     private static final String ALICE = "alice";
     private static final String MALLORY = "mallory";

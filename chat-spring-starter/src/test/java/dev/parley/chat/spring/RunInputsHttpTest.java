@@ -9,20 +9,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * Pending inputs over real HTTP: the state lists them with their kind, {@code POST /runs/{id}/inputs/{inputId}}
  * answers each kind once, wrong shapes are {@code 400} and change nothing, and {@code clientTools} go with
- * new runs and regenerated ones. The same context as {@link ChatHttpTest}.
+ * new runs and regenerated ones.
  */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-    "parley.owner.mode=HEADER",
-    "parley.web.heartbeat=200ms",
-    "server.tomcat.threads.max=4",
-    "server.tomcat.threads.min-spare=1"
-})
+@LoopbackHttpTest
 class RunInputsHttpTest {
     private static final String ALICE = "inputs-alice";
     private static final String MALLORY = "inputs-mallory";
