@@ -82,6 +82,118 @@ test('a clarify is answered through the client and the run goes on', async () =>
   await assert.rejects(c.answer(ticket.runId, 'ask-1', 'Paris'), (e) => e instanceof ParleyError && e.code === 'CONFLICT');
 });
 
+test('an approval is listed with its kind and allowed with edited arguments through the client', async () => {
+  const c = client();
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'refund {"order":770}' });
+  let decided = null;
+  const handle = c.watch(ticket.runId, {
+    onChange: (reducer) => {
+      const [pending] = reducer.pendingInputs();
+      if (pending && !decided) {
+        decided = pending;
+        c.answer(ticket.runId, pending.inputId, { decision: 'allow_once', editedArguments: { order: 771 } })
+          .catch((e) => assert.fail(e));
+      }
+    },
+  });
+  assert.equal(await handle.done, 'ended');
+  assert.equal(decided.kind, 'approval');
+  assert.equal(decided.request.toolName, 'refund_order');
+  assert.deepEqual(decided.request.decisions, ['allow_once', 'deny']);
+  assert.equal(handle.reducer.message(ticket.assistantMessageId).text, 'The tool said: refunded {"order":771}');
+  const approval = handle.reducer.messages().find((m) => m.type === 'approval');
+  assert.equal(approval.decision, 'allow_once');
+  assert.equal(approval.editedArguments, '{"order":771}');
+  assert.deepEqual(handle.reducer.pendingInputs(), []);
+  const view = await c.getSession(session.id);
+  assert.deepEqual(handle.reducer.messages(), runMessages(view, ticket.runId));
+  const again = await c.answer(ticket.runId, decided.inputId, { decision: 'allow_once', editedArguments: '{"order":771}' });
+  assert.equal(again.replayed, true);
+  await assert.rejects(c.answer(ticket.runId, decided.inputId, { decision: 'deny' }), (e) => e.code === 'CONFLICT');
+});
+
+test('pendingInputs lists what a run waits for, as the reducer does', async () => {
+  const c = client();
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'refund {"order":880}' });
+  let listed = [];
+  while (listed.length === 0) {
+    listed = await c.pendingInputs(ticket.runId);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const { reducer } = await (async () => {
+    const r = new RunReducer();
+    const h = c.stream(ticket.runId, { onEvent: (e) => { r.apply(e); if (r.pendingInputs().length) h.close(); } });
+    await h.done;
+    return { reducer: r };
+  })();
+  assert.deepEqual(reducer.pendingInputs(), listed, 'the live reducer and the state agree');
+  assert.equal(listed[0].kind, 'approval');
+  assert.equal((await c.answer(ticket.runId, listed[0].inputId, { decision: 'deny' })).replayed, false);
+  const { reducer: done } = await watchToEnd(c, ticket.runId);
+  assert.equal(done.message(ticket.assistantMessageId).text, 'The tool failed: the person denied this call of refund_order');
+});
+
+test('a registered tool goes with startRun and regenerate and runs once per call, its error as an error', async () => {
+  const sent = [];
+  const c = client('node-tools', {
+    fetch: async (url, init) => {
+      if (init?.method === 'POST') sent.push({ url: String(url), body: init.body ? JSON.parse(init.body) : undefined });
+      return fetch(url, init);
+    },
+  });
+  const calls = [];
+  c.registerTool('get_local_time', { type: 'object', properties: { zone: { type: 'string' } } }, async (args) => {
+    calls.push(args);
+    if (calls.length === 2) throw new Error('no clock here');
+    return { time: '12:00', zone: args.zone };
+  }, { description: 'The local time' });
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'client tool get_local_time' });
+  const first = await watchToEnd(c, ticket.runId);
+  assert.equal(first.reducer.message(ticket.assistantMessageId).text, 'The page said: {"time":"12:00","zone":"local"}');
+  assert.deepEqual(calls, [{ zone: 'local' }]);
+  assert.deepEqual(sent.find((r) => r.url.endsWith('/runs')).body.clientTools, [{ name: 'get_local_time',
+    description: 'The local time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } }]);
+  const result = first.reducer.messages().find((m) => m.type === 'result');
+  assert.equal(result.result, '{"time":"12:00","zone":"local"}');
+
+  const regenerated = await c.regenerate(ticket.assistantMessageId);
+  assert.equal(sent.at(-1).body.clientTools[0].name, 'get_local_time', 'regenerate sends the tools too');
+  const second = await watchToEnd(c, regenerated.runId);
+  assert.equal(second.reducer.message(regenerated.assistantMessageId).text, 'The page failed: no clock here');
+  assert.equal(calls.length, 2);
+
+  const replayed = await watchToEnd(c, ticket.runId);
+  assert.equal(replayed.outcome, 'ended');
+  assert.equal(calls.length, 2, 'a replayed run does not call the tool again');
+});
+
+test('a tool call found waiting after a reload is run by the new page', async () => {
+  const before = client('node-reload');
+  before.registerTool('get_local_time', { type: 'object' }, () => new Promise(() => {})); // the page that left
+  const session = await before.createSession();
+  const ticket = await before.startRun(session.id, { message: 'client tool get_local_time' });
+  let state;
+  do {
+    state = await before.state(ticket.runId);
+  } while (state.pendingInputs.length === 0);
+  assert.equal(state.pendingInputs[0].kind, 'client_tool');
+
+  const after = client('node-reload');
+  const calls = [];
+  after.registerTool('get_local_time', { type: 'object' }, (args) => {
+    calls.push(args);
+    return 'ten past two';
+  });
+  const handle = after.watch(ticket.runId, { after: state.lastSeq });
+  assert.equal(await handle.done, 'ended');
+  assert.equal(calls.length, 1);
+  const view = await after.getSession(session.id);
+  assert.equal(view.messages.find((m) => m.id === ticket.assistantMessageId).text, 'The page said: ten past two');
+});
+
 /** Watches a run and stops it as soon as its partial answer shows. */
 async function watchAndStop(c, ticket) {
   let stopped = false;

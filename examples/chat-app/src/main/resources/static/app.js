@@ -1,9 +1,24 @@
-// The example chat page: sessions, a live view of each run (thinking, status, tools, todos, clarify),
-// stop, regenerate with variants side by side, feedback and full history — on Parley's browser client.
+// The example chat page: sessions, a live view of each run (thinking, status, tools, todos, clarify,
+// approvals), a tool the page runs itself, stop, regenerate with variants side by side, feedback and full
+// history — on Parley's browser client.
 import { ParleyClient, RunReducer } from '/parley/parley-client.js';
 import { renderMarkdown, escapeHtml } from './markdown.js';
+import { approvalAnswer, approvalRecord, renderApprovalCard } from './approvals.js';
 
 const client = new ParleyClient({ baseUrl: '/api/chat' });
+
+/** The page's own tool: the person's local time and time zone, read from this browser. */
+function localTime() {
+  const now = new Date();
+  return {
+    time: now.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }),
+    date: now.toLocaleDateString(),
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+  };
+}
+
+client.registerTool('get_local_time', { type: 'object', properties: {} }, localTime,
+  { description: "The person's local time, date and time zone, read from their browser" });
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -17,6 +32,7 @@ const state = {
   expanded: new Set(),
   feedback: new Map(),
   drafts: new Map(),
+  approvalErrors: new Map(), // `${runId}/${inputId}` -> why the last decision was not sent
   renaming: null,
 };
 
@@ -387,6 +403,7 @@ function summaryLine(answer, steps) {
   const thinking = steps.some((s) => s.type === 'thinking');
   const todos = [...steps].reverse().find((s) => s.type === 'todo');
   const clarifies = steps.filter((s) => s.type === 'clarify').length;
+  const decided = steps.filter((s) => s.type === 'approval' && !isRunningStatus(s.status)).map(approvalRecord);
   const lastAt = Math.max(answer.createdAt, ...steps.map((s) => s.createdAt));
   const seconds = Math.max(0, (lastAt - answer.createdAt) / 1000);
   const parts = [`Worked for ${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`];
@@ -394,6 +411,7 @@ function summaryLine(answer, steps) {
   if (tools) parts.push(`${tools} tool call${tools > 1 ? 's' : ''}`);
   if (todos) parts.push(`todos ${todos.items.filter((t) => t.status === 'COMPLETED').length}/${todos.items.length} done`);
   if (clarifies) parts.push(`${clarifies} question${clarifies > 1 ? 's' : ''}`);
+  parts.push(...decided);
   return parts.join(' · ');
 }
 
@@ -401,7 +419,9 @@ function renderPanel(answer, steps, running) {
   const out = ['<div class="live-panel">'];
   if (running) {
     const status = [...steps].reverse().find((s) => s.type === 'status');
-    out.push(`<div class="live-status">${escapeHtml(status?.text ?? 'Working…')}</div>`);
+    const waitsFor = (type) => steps.some((s) => s.type === type && isRunningStatus(s.status));
+    const waiting = waitsFor('approval') ? 'Waiting for your approval…' : waitsFor('clarify') ? 'Waiting for your answer…' : null;
+    out.push(`<div class="live-status">${escapeHtml(waiting ?? status?.text ?? 'Working…')}</div>`);
   }
   const thinking = steps.filter((s) => s.type === 'thinking').map((s) => s.text).join('\n\n');
   if (thinking) out.push(`<div class="section-title">Thinking</div><div class="thinking-stream">${escapeHtml(thinking)}</div>`);
@@ -433,6 +453,12 @@ function renderPanel(answer, steps, running) {
   for (const clarify of steps.filter((s) => s.type === 'clarify')) {
     out.push(isRunningStatus(clarify.status) && running ? renderClarify(answer, clarify)
       : `<div class="clarify-answered">Asked “${escapeHtml(clarify.question)}” — ${clarify.answer.length ? 'you answered ' + escapeHtml(clarify.answer.join(', ')) : 'not answered'}</div>`);
+  }
+  for (const approval of steps.filter((s) => s.type === 'approval')) {
+    const key = `${approval.runId}/${approval.inputId}`;
+    out.push(isRunningStatus(approval.status) && running
+      ? renderApprovalCard(approval, { draft: state.drafts.get(key), error: state.approvalErrors.get(key) })
+      : `<div class="approval-record">${escapeHtml(approvalRecord(approval))}</div>`);
   }
   for (const error of steps.filter((s) => s.type === 'error')) {
     out.push(`<div class="failure">${escapeHtml(error.message)}</div>`);
@@ -480,7 +506,7 @@ $('turns').addEventListener('toggle', (e) => {
 }, true);
 
 $('turns').addEventListener('input', (e) => {
-  if (e.target.matches('.clarify-text')) state.drafts.set(e.target.dataset.focusKey, e.target.value);
+  if (e.target.matches('.clarify-text, .approval-args')) state.drafts.set(e.target.dataset.focusKey, e.target.value);
 });
 
 $('turns').addEventListener('keydown', (e) => {
@@ -495,6 +521,11 @@ $('turns').addEventListener('click', attempt(async (e) => {
   if (!button) return;
   const action = button.dataset.action;
   const article = button.closest('.assistant');
+  const card = button.closest('.approval-card');
+  if (card) {
+    await decide(card, button.dataset.decision);
+    return;
+  }
   const panel = button.closest('.clarify-panel');
   if (panel) {
     let answer;
@@ -517,6 +548,30 @@ $('turns').addEventListener('click', attempt(async (e) => {
     follow(ticket.runId);
   }
 }));
+
+/** Sends the decision a card's button stands for; edited arguments that are not JSON are shown, not sent. */
+async function decide(card, decision) {
+  const { runId, inputId } = card.dataset;
+  const key = `${runId}/${inputId}`;
+  const approval = mergedMessages().find((m) => m.type === 'approval' && m.runId === runId && m.inputId === inputId);
+  if (!approval) return;
+  let answer;
+  try {
+    answer = approvalAnswer(approval.request, decision, card.querySelector('textarea.approval-args')?.value);
+  } catch (e) {
+    state.approvalErrors.set(key, e.message);
+    scheduleRender();
+    return;
+  }
+  state.approvalErrors.delete(key);
+  for (const button of card.querySelectorAll('button')) button.disabled = true;
+  try {
+    await client.answer(runId, inputId, answer);
+    state.drafts.delete(key);
+  } finally {
+    scheduleRender();
+  }
+}
 
 // ------------------------------------------------------------------ start-up
 

@@ -1,12 +1,13 @@
 // Parley's browser client: a plain ES module, no build step. Seed 004's front-end orchestration for any
-// page: sessions, send, a live stream that reconnects from the last seen event, the reducer, clarify
-// answers, stop, regenerate and feedback.
+// page: sessions, send, a live stream that reconnects from the last seen event, the reducer, answers to
+// pending inputs (clarify questions, approvals), tools that run in the page, stop, regenerate and feedback.
 //
 //   import { ParleyClient } from '/parley/parley-client.js';
 //   const client = new ParleyClient({ baseUrl: '/api/chat' });
+//   client.registerTool('get_local_time', { type: 'object', properties: {} }, () => ({ time: new Date().toString() }));
 //   const session = await client.createSession();
 //   const run = await client.startRun(session.id, { message: 'Hello' });
-//   client.watch(run.runId, { onChange: (reducer) => render(reducer.messages()) });
+//   client.watch(run.runId, { onChange: (reducer) => render(reducer.messages(), reducer.pendingInputs()) });
 
 import { RunReducer, isTerminal } from './reducer.js';
 
@@ -90,6 +91,8 @@ export class ParleyClient {
    *   ms; the last one is the cap (default 250, 500, 1000, 2000, 5000)
    * @param {(ms: number, signal: AbortSignal) => Promise<void>} [options.sleep] how to wait between
    *   reconnects (default: a timer; tests pass their own)
+   * @param {(error: Error, input: object) => void} [options.onToolError] told when a registered tool's
+   *   answer could not be sent (default: console.warn); a tool that throws is answered as an error instead
    */
   constructor(options = {}) {
     this.baseUrl = (options.baseUrl ?? '/api/chat').replace(/\/$/, '');
@@ -98,6 +101,11 @@ export class ParleyClient {
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.reconnectDelays = options.reconnectDelays ?? [250, 500, 1000, 2000, 5000];
     this.sleep = options.sleep ?? defaultSleep;
+    this.onToolError = options.onToolError ?? ((error, input) => console.warn(`Parley: tool ${input.request?.toolName} failed`, error));
+    /** Registered client tools by name: {spec, handler}. */
+    this.tools = new Map();
+    /** The client-tool inputs this client has run (`runId/inputId`), so that each runs once. */
+    this.toolRuns = new Set();
   }
 
   /** The headers for one request: the extra headers, and the CSRF token on requests that change something. */
@@ -162,22 +170,38 @@ export class ParleyClient {
   }
 
   // ---- runs
+  /** Starts a run; the registered tools go with it as `clientTools`. */
   startRun(sessionId, { message, modelId, skill, maxIterations, context } = {}) {
     return this.request('POST', `/sessions/${encodeURIComponent(sessionId)}/runs`,
-      { message, modelId, skill, maxIterations, context });
+      { message, modelId, skill, maxIterations, context, clientTools: this.clientTools() });
   }
+  /** `{run, lastSeq, pendingClarifies, pendingInputs}`: the run and what waits for the person. */
   state(runId) {
     return this.request('GET', `/runs/${encodeURIComponent(runId)}/state`);
   }
-  /** Answers a clarify question: a string, or an array of strings for a multi-select question. */
-  answer(runId, clarifyId, answer) {
-    return this.request('POST', `/runs/${encodeURIComponent(runId)}/resume`, { clarifyId, answer });
+  /** Every input the run waits for, of every kind: `[{runId, inputId, kind, messageId, request, deadline?, createdAt}]`. */
+  async pendingInputs(runId) {
+    return (await this.state(runId)).pendingInputs ?? [];
+  }
+  /**
+   * Answers a pending input: `{replayed}` (true when the same answer was taken before). `answer` is a
+   * string or an array of strings for a clarify question (the older clarify helper, still good), else the
+   * answer's JSON: `{decision: 'allow_once'|'allow_for_thread'|'always_allow'|'deny', editedArguments?}`
+   * for an approval, `{result, error?}` for a client tool. A different answer after one was taken, or one
+   * to an input that expired, is a ParleyError with code CONFLICT.
+   */
+  answer(runId, inputId, answer) {
+    const body = typeof answer === 'string' || Array.isArray(answer) ? { answer } : answer;
+    return this.request('POST', `/runs/${encodeURIComponent(runId)}/inputs/${encodeURIComponent(inputId)}`, body);
   }
   cancel(runId) {
     return this.request('POST', `/runs/${encodeURIComponent(runId)}/cancel`);
   }
+  /** Answers the same message again; the registered tools go with the new run. */
   regenerate(messageId) {
-    return this.request('POST', `/messages/${encodeURIComponent(messageId)}/regenerate`);
+    const clientTools = this.clientTools();
+    return this.request('POST', `/messages/${encodeURIComponent(messageId)}/regenerate`,
+      clientTools ? { clientTools } : undefined);
   }
   /** rating: 'up' or 'down'. */
   feedback(messageId, rating, comment) {
@@ -188,6 +212,81 @@ export class ParleyClient {
   }
   skills() {
     return this.request('GET', '/skills');
+  }
+
+  // ---- tools that run in the page (AG-UI's frontend tools)
+
+  /**
+   * Registers a tool the page runs: its spec (`{name, description, parameters: schema}`) goes with every
+   * startRun and regenerate, and when a run this client watches calls it (also one found waiting after a
+   * reload) the client runs `handler(parsedArguments)` once and answers with its result — a string as
+   * is, anything else as JSON; a thrown error is answered as an error result with its message.
+   * Returns a function that unregisters the tool.
+   *
+   * @param {string} name 1 to 64 letters, digits, _ or -
+   * @param {object} schema the parameters' JSON Schema (an object)
+   * @param {(args: object) => any|Promise<any>} handler
+   * @param {{description?: string}} [options] what the tool does, for the model (default: schema.description)
+   */
+  registerTool(name, schema, handler, { description } = {}) {
+    if (typeof handler !== 'function') throw new TypeError('a tool needs a handler function');
+    const spec = { name, description: description ?? schema?.description ?? '', parameters: schema ?? { type: 'object' } };
+    this.tools.set(name, { spec, handler });
+    return () => {
+      if (this.tools.get(name)?.handler === handler) this.tools.delete(name);
+    };
+  }
+
+  /** The registered tools' specs, or undefined when there are none. */
+  clientTools() {
+    return this.tools.size ? [...this.tools.values()].map((t) => t.spec) : undefined;
+  }
+
+  /**
+   * Runs every registered tool that the run's state shows waiting (e.g. after a reload); see registerTool.
+   * The state, not the stream, decides: a stream replaying a run shows a call before its answer.
+   */
+  async runPendingTools(runId) {
+    if (this.tools.size === 0) return;
+    this.runTools(await this.pendingInputs(runId));
+  }
+
+  /** runPendingTools, its failure told to onToolError. */
+  runPendingToolsQuietly(runId) {
+    this.runPendingTools(runId).catch((e) => this.onToolError(e, { runId }));
+  }
+
+  /** Whether an event asks for a registered tool. */
+  callsRegisteredTool(event) {
+    return event.type === 'input_requested' && event.request?.kind === 'client_tool' && this.tools.has(event.request.toolName);
+  }
+
+  /** Runs, once each, the client-tool inputs among `inputs` that name a registered tool. */
+  runTools(inputs) {
+    for (const input of inputs) {
+      const tool = input.kind === 'client_tool' ? this.tools.get(input.request?.toolName) : undefined;
+      const key = `${input.runId}/${input.inputId}`;
+      if (!tool || this.toolRuns.has(key)) continue;
+      this.toolRuns.add(key);
+      this.runTool(tool, input);
+    }
+  }
+
+  /** Runs one tool's handler and answers its input; an answer already taken (CONFLICT) is left alone. */
+  async runTool(tool, input) {
+    let answer;
+    try {
+      const args = input.request.arguments ? JSON.parse(input.request.arguments) : {};
+      const result = await tool.handler(args);
+      answer = { result: typeof result === 'string' ? result : JSON.stringify(result ?? null), error: false };
+    } catch (e) {
+      answer = { result: String(e?.message ?? e), error: true };
+    }
+    try {
+      await this.answer(input.runId, input.inputId, answer);
+    } catch (e) {
+      if (!(e instanceof ParleyError && e.code === 'CONFLICT')) this.onToolError(e, input); // CONFLICT: answered elsewhere, or expired
+    }
   }
 
   /**
@@ -271,18 +370,23 @@ export class ParleyClient {
 
   /**
    * Follows a run through a reducer: `onChange(reducer, event)` after every event. Pass the reducer of
-   * a run already partly shown (and its lastSeq as `after`) to continue it.
+   * a run already partly shown (and its lastSeq as `after`) to continue it. Registered tools the run
+   * calls are run (see registerTool), once the state confirms the call still waits; continuing after a
+   * seq, the state is asked for calls already waiting.
    */
   watch(runId, { after, reducer = new RunReducer(), onChange = () => {}, onStatus, signal } = {}) {
+    const from = after ?? reducer.lastSeq;
     const handle = this.stream(runId, {
-      after: after ?? reducer.lastSeq,
+      after: from,
       onStatus,
       signal,
       onEvent: (event) => {
         reducer.apply(event);
         onChange(reducer, event);
+        if (this.callsRegisteredTool(event.event)) this.runPendingToolsQuietly(runId);
       },
     });
+    if (from > 0) this.runPendingToolsQuietly(runId);
     handle.reducer = reducer;
     return handle;
   }

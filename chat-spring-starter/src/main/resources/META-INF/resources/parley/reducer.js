@@ -6,6 +6,8 @@
 const TERMINAL = new Set(['run_finished', 'run_failed']);
 const FINAL_STATUS = { SUCCEEDED: 'COMPLETED', FAILED: 'FAILED', CANCELLED: 'CANCELLED', INTERRUPTED: 'INTERRUPTED' };
 const TERMINAL_RUN = new Set(Object.keys(FINAL_STATUS));
+/** Approval decisions in the order chat-core keeps them; allow_once and deny are always offered. */
+const DECISIONS = ['allow_once', 'allow_for_thread', 'always_allow', 'deny'];
 
 /** True for the events that end a run. */
 export function isTerminal(event) {
@@ -30,7 +32,50 @@ function clone(message) {
   for (const key of ['items', 'choices', 'answer']) {
     if (Array.isArray(copy[key])) copy[key] = copy[key].map((v) => (typeof v === 'object' && v !== null ? { ...v } : v));
   }
+  if (copy.request && typeof copy.request === 'object') copy.request = cloneRequest(copy.request);
   return copy;
+}
+
+/** A copy of an input's request (its arrays copied too). */
+function cloneRequest(request) {
+  const copy = { ...request };
+  for (const key of ['choices', 'decisions']) if (Array.isArray(copy[key])) copy[key] = [...copy[key]];
+  return copy;
+}
+
+/**
+ * An input's request as chat-core reads it: a clarify with its choices and multiSelect, an approval with
+ * allow_once and deny always among its decisions, in chat-core's order.
+ */
+function normalizeRequest(request) {
+  const copy = cloneRequest(request ?? {});
+  if (copy.kind === 'clarify') {
+    copy.choices = copy.choices ?? [];
+    copy.multiSelect = Boolean(copy.multiSelect);
+  } else if (copy.kind === 'approval') {
+    const offered = new Set(['allow_once', 'deny', ...(copy.decisions ?? [])]);
+    copy.decisions = DECISIONS.filter((d) => offered.has(d));
+    copy.argumentsEditable = Boolean(copy.argumentsEditable);
+  }
+  return copy;
+}
+
+/** An older clarify_request / clarify_resolved as the input_requested / input_resolved it stands for. */
+function currentForm(e) {
+  if (e.type === 'clarify_request') {
+    return {
+      type: 'input_requested', messageId: e.messageId, inputId: e.clarifyId, resumeToken: e.resumeToken,
+      request: { kind: 'clarify', question: e.question, choices: e.choices ?? [], multiSelect: Boolean(e.multiSelect) },
+    };
+  }
+  if (e.type === 'clarify_resolved') {
+    const answered = e.outcome === 'ANSWERED';
+    return {
+      type: 'input_resolved', inputId: e.clarifyId, outcome: answered ? 'ANSWERED' : 'CANCELLED',
+      answer: answered ? { kind: 'clarify', answer: e.answer ?? [] } : undefined,
+    };
+  }
+  return e;
 }
 
 /** Folds one run's events. Not shared between runs; apply events in seq order (replays are ignored). */
@@ -38,7 +83,8 @@ export class RunReducer {
   constructor() {
     this.slots = new Map();
     this.actionByExecutionId = new Map();
-    this.clarifyByClarifyId = new Map();
+    /** Every input the run asked for, by input id, in the order asked: {asked, pending}. */
+    this.inputs = new Map();
     this.threadId = null;
     this.runId = null;
     this.assistantMessageId = null;
@@ -56,7 +102,7 @@ export class RunReducer {
   apply(logged) {
     if (logged.seq <= this.lastSeq) return false;
     this.lastSeq = logged.seq;
-    const e = logged.event;
+    const e = currentForm(logged.event);
     if (e.type === 'run_started') {
       if (this.runId === null) {
         this.threadId = e.threadId;
@@ -116,19 +162,11 @@ export class RunReducer {
           { level: e.level, text: e.text }));
         break;
       }
-      case 'clarify_request':
-        if (!this.clarifyByClarifyId.has(e.clarifyId) && !this.slots.has(e.messageId)) {
-          this.put(this.step('clarify', e.messageId, 'IN_PROGRESS', at, {
-            clarifyId: e.clarifyId, question: e.question, choices: [...(e.choices ?? [])],
-            multiSelect: Boolean(e.multiSelect), answer: [],
-          }));
-          this.clarifyByClarifyId.set(e.clarifyId, e.messageId);
-          this.pending++;
-          this.status = 'WAITING_FOR_INPUT';
-        }
+      case 'input_requested':
+        this.onInputRequested(e, at);
         break;
-      case 'clarify_resolved':
-        this.onClarifyResolved(e);
+      case 'input_resolved':
+        this.onInputResolved(e);
         break;
       case 'usage': {
         this.usage = { inputTokens: e.inputTokens, outputTokens: e.outputTokens, totalTokens: e.totalTokens };
@@ -179,18 +217,39 @@ export class RunReducer {
       this.put(clone(message));
       if (message.type === 'action_execution' && !this.actionByExecutionId.has(message.executionId)) {
         this.actionByExecutionId.set(message.executionId, message.id);
-      } else if (message.type === 'clarify' && !this.clarifyByClarifyId.has(message.clarifyId)) {
-        this.clarifyByClarifyId.set(message.clarifyId, message.id);
+      } else if (message.type === 'clarify') {
+        this.track(message.clarifyId, message, { kind: 'clarify', question: message.question,
+          choices: message.choices ?? [], multiSelect: Boolean(message.multiSelect) });
+      } else if (message.type === 'approval') {
+        this.track(message.inputId, message, message.request);
       }
     }
-    let count = 0;
-    for (const slot of this.slots.values()) {
-      if (slot.base.type === 'clarify' && slot.base.status === 'IN_PROGRESS') count++;
+    this.countPendingInputs();
+    if (e.guardrailsFailureReason != null) this.guardrailsFailureReason = e.guardrailsFailureReason;
+  }
+
+  /** Follows an input a snapshot message shows: pending while the message is in progress. */
+  track(inputId, message, request) {
+    if (!this.inputs.has(inputId)) {
+      this.inputs.set(inputId, { asked: this.pendingInput(inputId, message.id, request, null, message.createdAt), pending: true });
     }
+    this.inputs.get(inputId).pending = message.status === 'IN_PROGRESS';
+  }
+
+  /** A pending input in the shape the state endpoint lists: {runId, inputId, kind, messageId, request, deadline?, createdAt}. */
+  pendingInput(inputId, messageId, request, deadline, createdAt) {
+    const input = { runId: this.runId, inputId, kind: request.kind, messageId, request: normalizeRequest(request) };
+    if (deadline != null) input.deadline = deadline;
+    input.createdAt = createdAt;
+    return input;
+  }
+
+  countPendingInputs() {
+    let count = 0;
+    for (const track of this.inputs.values()) if (track.pending) count++;
     if (count > 0 && this.status === 'RUNNING') this.status = 'WAITING_FOR_INPUT';
     else if (count === 0 && this.status === 'WAITING_FOR_INPUT') this.status = 'RUNNING';
     this.pending = count;
-    if (e.guardrailsFailureReason != null) this.guardrailsFailureReason = e.guardrailsFailureReason;
   }
 
   assistantSlot(messageId, at) {
@@ -212,14 +271,38 @@ export class RunReducer {
       { executionId: e.executionId, name, result: e.result, error: Boolean(e.error) }));
   }
 
-  onClarifyResolved(e) {
-    const id = this.clarifyByClarifyId.get(e.clarifyId);
-    if (id === undefined) return;
-    const slot = this.slots.get(id);
-    if (slot.base.status !== 'IN_PROGRESS') return;
+  onInputRequested(e, at) {
+    const request = normalizeRequest(e.request);
+    if (this.inputs.has(e.inputId) || (this.slots.has(e.messageId) && request.kind !== 'client_tool')) return;
+    if (request.kind === 'clarify') {
+      this.put(this.step('clarify', e.messageId, 'IN_PROGRESS', at, {
+        clarifyId: e.inputId, question: request.question, choices: [...request.choices],
+        multiSelect: request.multiSelect, answer: [],
+      }));
+    } else if (request.kind === 'approval') {
+      this.put(this.step('approval', e.messageId, 'IN_PROGRESS', at, { inputId: e.inputId, request: cloneRequest(request) }));
+    }
+    this.inputs.set(e.inputId, { asked: this.pendingInput(e.inputId, e.messageId, request, e.deadline, at), pending: true });
+    this.pending++;
+    this.status = 'WAITING_FOR_INPUT';
+  }
+
+  onInputResolved(e) {
+    const track = this.inputs.get(e.inputId);
+    if (!track || !track.pending) return;
+    track.pending = false;
     const answered = e.outcome === 'ANSWERED';
-    slot.base.status = answered ? 'COMPLETED' : 'CANCELLED';
-    slot.base.answer = answered ? [...(e.answer ?? [])] : [];
+    const slot = this.slots.get(track.asked.messageId);
+    if (slot && slot.base.status === 'IN_PROGRESS' && slot.base.type === 'clarify') {
+      slot.base.status = answered ? 'COMPLETED' : 'CANCELLED';
+      slot.base.answer = answered && e.answer?.kind === 'clarify' ? [...(e.answer.answer ?? [])] : [];
+    } else if (slot && slot.base.status === 'IN_PROGRESS' && slot.base.type === 'approval') {
+      slot.base.status = answered ? 'COMPLETED' : 'CANCELLED';
+      slot.base.outcome = e.outcome;
+      const decided = e.answer?.kind === 'approval' ? e.answer : null;
+      if (decided?.decision != null) slot.base.decision = decided.decision;
+      if (decided?.editedArguments != null) slot.base.editedArguments = decided.editedArguments;
+    }
     this.pending--;
     if (this.pending === 0 && this.status === 'WAITING_FOR_INPUT') this.status = 'RUNNING';
   }
@@ -238,9 +321,12 @@ export class RunReducer {
   finish(status) {
     this.status = status;
     this.pending = 0;
+    for (const track of this.inputs.values()) track.pending = false;
     const final = FINAL_STATUS[status];
     for (const slot of this.slots.values()) {
-      if (slot.base.status === 'IN_PROGRESS') slot.base.status = final;
+      if (slot.base.status !== 'IN_PROGRESS') continue;
+      slot.base.status = final;
+      if (slot.base.type === 'approval' && slot.base.outcome == null) slot.base.outcome = 'CANCELLED';
     }
   }
 
@@ -263,6 +349,19 @@ export class RunReducer {
   /** The clarify questions still waiting for an answer. */
   pendingClarifies() {
     return this.messages().filter((m) => m.type === 'clarify' && m.status === 'IN_PROGRESS');
+  }
+
+  /**
+   * Every input still waiting for the person, of every kind, oldest first (fresh objects), in the shape
+   * `GET /runs/{id}/state` lists them: {runId, inputId, kind, messageId, request, deadline?, createdAt}.
+   */
+  pendingInputs() {
+    return [...this.inputs.values()].filter((t) => t.pending).map((t) => ({ ...t.asked, request: cloneRequest(t.asked.request) }));
+  }
+
+  /** True while the input with this id waits for the person. */
+  isPending(inputId) {
+    return this.inputs.get(inputId)?.pending === true;
   }
 
   static materialize(slot) {

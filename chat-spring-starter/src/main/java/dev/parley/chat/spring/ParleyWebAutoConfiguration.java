@@ -4,6 +4,7 @@ import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.internal.ChatController;
 import dev.parley.chat.spring.internal.JsonBodies;
 import dev.parley.chat.spring.internal.OwnerResolvers;
+import dev.parley.chat.spring.internal.RunInputsController;
 import dev.parley.chat.spring.internal.SseStreams;
 import jakarta.servlet.WriteListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -56,5 +57,14 @@ public class ParleyWebAutoConfiguration {
     public ChatController parleyChatController(ChatEngine engine, OwnerResolver owners, ParleySse sse,
             ParleyProperties properties) {
         return new ChatController(engine, owners, sse, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
+    }
+
+    /** The run-state and answer endpoints (pending inputs), switched with the others. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "parley.web.enabled", matchIfMissing = true)
+    public RunInputsController parleyRunInputsController(ChatEngine engine, OwnerResolver owners,
+            ParleyProperties properties) {
+        return new RunInputsController(engine, owners, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
     }
 }

@@ -13,22 +13,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.codec.ServerSentEvent;
 
 /** The REST + SSE endpoints on a real Tomcat over loopback. */
-@SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
-    "parley.owner.mode=HEADER",
-    "parley.web.heartbeat=200ms",
-    "server.tomcat.threads.max=4",
-    "server.tomcat.threads.min-spare=1"
-})
+@LoopbackHttpTest
 class ChatHttpTest {
     private static final String ALICE = "alice";
     private static final String MALLORY = "mallory";
@@ -48,27 +41,15 @@ class ChatHttpTest {
     }
 
     private String newSession(String owner) {
-        Reply created = http.post(owner, "/api/chat/sessions", "{}");
-        assertThat(created.status()).isEqualTo(201);
-        return created.json().get("id").asText();
+        return http.newSession(owner);
     }
 
     private JsonNode startRun(String owner, String sessionId, String message) {
-        Reply started = http.post(owner, "/api/chat/sessions/" + sessionId + "/runs",
-                ChatJson.shared().write(Map.of("message", message)));
-        assertThat(started.status()).as(started.body()).isEqualTo(202);
-        return started.json();
+        return http.startRun(owner, sessionId, message);
     }
 
     private JsonNode awaitState(String owner, String runId, String status) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        JsonNode state = http.get(owner, "/api/chat/runs/" + runId + "/state").json();
-        while (!state.get("run").get("status").asText().equals(status)) {
-            assertThat(System.nanoTime()).as("run %s to be %s, is %s", runId, status, state).isLessThan(deadline);
-            Thread.sleep(10);
-            state = http.get(owner, "/api/chat/runs/" + runId + "/state").json();
-        }
-        return state;
+        return http.awaitState(owner, runId, status);
     }
 
     @Test
@@ -142,7 +123,7 @@ class ChatHttpTest {
                 String runId = startRun(ALICE, newSession(ALICE), "clarify " + i).get("runId").asText();
                 runs.add(runId);
                 HttpSupport.Stream stream = http.stream(ALICE, runId, null);
-                stream.readUntil(event -> event.event().equals("clarify_request"));
+                stream.readUntil(event -> event.event().equals("input_requested"));
                 streams.add(stream);
             }
             Reply listing = http.get(ALICE, "/api/chat/sessions?limit=100");
@@ -166,7 +147,7 @@ class ChatHttpTest {
     void heartbeatsKeepAnIdleStreamAlive() throws Exception {
         String quiet = startRun(ALICE, newSession(ALICE), "clarify quietly").get("runId").asText();
         try (HttpSupport.Stream stream = http.stream(ALICE, quiet, null)) {
-            stream.readUntil(event -> event.event().equals("clarify_request"));
+            stream.readUntil(event -> event.event().equals("input_requested"));
             Thread.sleep(700);
             http.post(ALICE, "/api/chat/runs/" + quiet + "/cancel", null);
             stream.readUntil(SseEvent::terminal);
@@ -391,7 +372,7 @@ class ChatHttpTest {
     void theFluxHelperSendsHeartbeatsAndAClientLeavingDoesNotStopTheRun() throws Exception {
         String runId = startRun(ALICE, newSession(ALICE), "clarify please").get("runId").asText();
         List<ServerSentEvent<String>> quiet = flux.stream(ALICE, runId, null)
-                .skipUntil(e -> "clarify_request".equals(e.event()))
+                .skipUntil(e -> "input_requested".equals(e.event()))
                 .filter(e -> e.comment() != null)
                 .take(2)
                 .collectList()

@@ -1,5 +1,7 @@
 package dev.parley.chat.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.json.ChatJson;
 import java.io.BufferedReader;
@@ -14,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /** A small HTTP client over loopback for the starter's tests. */
@@ -76,6 +80,37 @@ final class HttpSupport {
 
     Reply post(String owner, String path, String body) {
         return call(owner, "POST", path, body);
+    }
+
+    /** Creates a session for {@code owner}; its id. */
+    String newSession(String owner) {
+        Reply created = post(owner, "/api/chat/sessions", "{}");
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        return created.json().get("id").asText();
+    }
+
+    /** Starts a run with this message; its ticket. */
+    JsonNode startRun(String owner, String sessionId, String message) {
+        return startRun(owner, sessionId, Map.of("message", message));
+    }
+
+    /** Starts a run with this body (written as JSON); its ticket. */
+    JsonNode startRun(String owner, String sessionId, Map<String, ?> body) {
+        Reply started = post(owner, "/api/chat/sessions/" + sessionId + "/runs", ChatJson.shared().write(body));
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        return started.json();
+    }
+
+    /** Waits up to 20 s for the run to have {@code status}; its state then. */
+    JsonNode awaitState(String owner, String runId, String status) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        JsonNode state = get(owner, "/api/chat/runs/" + runId + "/state").json();
+        while (!state.get("run").get("status").asText().equals(status)) {
+            assertThat(System.nanoTime()).as("run %s to be %s, is %s", runId, status, state).isLessThan(deadline);
+            Thread.sleep(10);
+            state = get(owner, "/api/chat/runs/" + runId + "/state").json();
+        }
+        return state;
     }
 
     /** An open SSE response, read event by event. */

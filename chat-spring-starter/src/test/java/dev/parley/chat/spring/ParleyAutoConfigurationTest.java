@@ -12,6 +12,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.spring.internal.ChatController;
+import dev.parley.chat.spring.internal.RunInputsController;
 import dev.parley.chat.spring.internal.ParleyMetrics;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
@@ -52,6 +53,7 @@ class ParleyAutoConfigurationTest {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(ChatEngine.class);
             assertThat(context).doesNotHaveBean(ChatController.class);
+            assertThat(context).doesNotHaveBean(RunInputsController.class);
             assertThat(context).hasBean("parleyMissingRuntimeWarning");
         });
     }
@@ -62,6 +64,7 @@ class ParleyAutoConfigurationTest {
             assertThat(context).hasSingleBean(ChatEngine.class);
             assertThat(context.getBean(ChatStore.class)).isInstanceOf(InMemoryChatStore.class);
             assertThat(context).hasSingleBean(ChatController.class);
+            assertThat(context).hasSingleBean(RunInputsController.class);
             assertThat(context).hasSingleBean(ParleySse.class);
             assertThat(context).hasSingleBean(ParleyFlux.class);
             assertThat(context).doesNotHaveBean("parleyMissingRuntimeWarning");
@@ -95,6 +98,7 @@ class ParleyAutoConfigurationTest {
                 .withPropertyValues("parley.web.enabled=false")
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(ChatController.class);
+                    assertThat(context).doesNotHaveBean(RunInputsController.class);
                     assertThat(context).hasSingleBean(ParleySse.class);
                     assertThat(context).hasSingleBean(ChatEngine.class);
                 });
@@ -107,6 +111,7 @@ class ParleyAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasSingleBean(ChatEngine.class);
                     assertThat(context).doesNotHaveBean(ChatController.class);
+                    assertThat(context).doesNotHaveBean(RunInputsController.class);
                     assertThat(context).doesNotHaveBean(OwnerResolver.class);
                 });
     }

@@ -1,20 +1,47 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.HostActionApproval;
+import dev.parley.chat.engine.HostActionCall;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.ToolResult;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
+import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
-/** A host application for the starter's HTTP tests: a scripted runtime that plays by keyword. */
+/**
+ * A host application for the starter's HTTP tests: a scripted runtime that plays by keyword, and host
+ * actions that ask for approval and record what they ran with: {@code refund_order} (its arguments
+ * editable) and {@code quick_refund} (its approval expires at once). With {@code test.runtime.tools=false}
+ * the runtime cannot call tools.
+ */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 public class TestApplication {
+    /** The arguments the refunds ran with, in order (one list per JVM: tests look for their own order ids). */
+    static final List<String> REFUNDS = new CopyOnWriteArrayList<>();
 
     /** The scenario a message asks for. */
     static ScriptedRuntime.Script scenario(String message) {
+        if (message.startsWith("refund ")) {
+            return Scripts.callsHostAction("refund_order", message.substring("refund ".length()));
+        }
+        if (message.startsWith("quick refund ")) {
+            return Scripts.callsHostAction("quick_refund", message.substring("quick refund ".length()));
+        }
+        if (message.startsWith("client tool ")) {
+            return callsTool(message.substring("client tool ".length()), "{\"zone\":\"local\"}");
+        }
         if (message.contains("clarify")) {
             return Scripts.clarify("Which city?", List.of("Paris", "Rome"));
         }
@@ -47,8 +74,41 @@ public class TestApplication {
         };
     }
 
+    /** Calls the tool {@code name} (a client tool, say) with {@code arguments} and answers with its result. */
+    static ScriptedRuntime.Script callsTool(String name, String arguments) {
+        return (request, p) -> {
+            p.emit(new AgentStreamEvent.ToolCallStart(request.runId() + ":tool:1", "call-1", name, arguments));
+            p.emit(new AgentStreamEvent.ToolCallEnd("call-1"));
+            ToolResult result = p.awaitToolResult("call-1");
+            p.text((result.error() ? "The page failed: " : "The page said: ") + result.result());
+            p.finish();
+        };
+    }
+
     @Bean
-    RuntimeAdapter scriptedRuntime() {
-        return ScriptedRuntime.of(request -> scenario(request.userMessage()));
+    RuntimeAdapter scriptedRuntime(@Value("${test.runtime.tools:true}") boolean tools) {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> scenario(request.userMessage()));
+        return tools ? runtime : runtime.withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
+    }
+
+    @Bean
+    HostAction refundOrder() {
+        return new HostAction(new HostToolSpec("refund_order", "Refunds an order to the customer's card",
+                "{\"type\":\"object\",\"properties\":{\"order\":{\"type\":\"integer\"}}}"), TestApplication::refund,
+                HostActionApproval.always(call -> "Refunds " + call.arguments() + "; this cannot be undone")
+                        .withEditableArguments());
+    }
+
+    /** Like {@code refund_order}, but its approval expires after 300 ms. */
+    @Bean
+    HostAction quickRefund() {
+        return new HostAction(new HostToolSpec("quick_refund", "Refunds an order, if approved at once",
+                "{\"type\":\"object\"}"), TestApplication::refund,
+                HostActionApproval.always(call -> "Refunds " + call.arguments()).withTimeout(Duration.ofMillis(300)));
+    }
+
+    private static String refund(HostActionCall call) {
+        REFUNDS.add(call.arguments());
+        return "refunded " + call.arguments();
     }
 }

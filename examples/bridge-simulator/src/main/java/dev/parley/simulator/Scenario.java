@@ -25,7 +25,10 @@ public enum Scenario {
     DROP,
     /** A plain answer during which Hermes' session id rotates ({@code session_rotated}). Word: rotate. */
     ROTATE,
-    /** Calls the first host tool the run offers and waits for its result. Words: host tool, action. */
+    /**
+     * Calls a host tool the run offers — the one whose name the message mentions, else the first — and waits for
+     * its result. Words: host tool, action.
+     */
     HOST_TOOL,
     /**
      * A shell command Hermes flags as dangerous: asks for an approval and waits for the decision, runs it or

@@ -296,4 +296,88 @@ class ChatPageBrowserTest {
         wait.until(d -> count("#sessions .session") == before - 1);
         assertThat(count("article.assistant")).isZero();
     }
+
+    // ------------------------------------------------------------------ approvals and the page's own tool
+
+    /** Puts text into the approval card's arguments as a person typing would (the page keeps it as a draft). */
+    private void editArguments(String json) {
+        js("const t = document.querySelector('.approval-card textarea.approval-args'); t.value = arguments[0];"
+                + "t.dispatchEvent(new Event('input', {bubbles: true}));", json);
+    }
+
+    /** The summary line of the newest answer's folded steps. */
+    private String lastSummary() {
+        return (String) js("const s = [...document.querySelectorAll('article.assistant details.summary > summary')].pop();"
+                + " return s ? s.innerText : '';");
+    }
+
+    @Test
+    @Order(8)
+    void anApprovalIsAllowedWithEditedArgumentsAndTheHandlerRunsWithThem() throws IOException {
+        send("action refund_order for order 42");
+        WebElement card = waitFor(".approval-card");
+        assertThat(card.findElement(By.cssSelector(".approval-title")).getText()).contains("refund_order");
+        assertThat(card.findElement(By.cssSelector(".approval-description")).getText()).contains("cannot be undone");
+        assertThat((String) js("return document.querySelector('.approval-card textarea.approval-args').value"))
+                .as("the arguments, pretty-printed").contains("\n  \"input\": \"action refund_order for order 42\"");
+        assertThat(js("return [...document.querySelectorAll('.approval-card [data-action=decide]')].map(b => b.innerText)"))
+                .as("exactly the offered decisions").isEqualTo(List.of("Allow once", "Deny"));
+        screenshot("08-approval-card");
+
+        editArguments("{\"order\": 43, oops");
+        click(".approval-card [data-decision='allow_once']");
+        wait.until(d -> count(".approval-card .approval-error") == 1);
+        assertThat(lastAnswerStatus()).as("nothing was sent").isEqualTo("IN_PROGRESS");
+        editArguments("{\"order\": 43, \"amount\": 5}");
+        click(".approval-card [data-decision='allow_once']");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).as("the handler ran with the edited arguments")
+                .contains("Refunded (simulated) with {\"order\":43,\"amount\":5}");
+        wait.until(d -> lastSummary().contains("Allowed refund_order once (arguments edited)"));
+        click("article.assistant details.summary > summary");
+        wait.until(d -> lastAnswerCard().contains("Allowed refund_order once (arguments edited)")
+                && count("details.summary[open] .tool-history li") > 0);
+        screenshot("09-approval-allowed");
+    }
+
+    @Test
+    @Order(9)
+    void aDeniedApprovalIsRecordedAndTheModelIsTold() throws IOException {
+        send("action refund_order once more");
+        waitFor(".approval-card");
+        click(".approval-card [data-decision='deny']");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).as("the model was told").contains("the person denied this call of refund_order");
+        wait.until(d -> lastSummary().contains("Denied refund_order"));
+        assertThat(count(".approval-card")).isZero();
+        screenshot("10-approval-denied");
+    }
+
+    @Test
+    @Order(10)
+    void aToolThePageRunsAnswersTheCall() throws IOException {
+        String zone = (String) js("return Intl.DateTimeFormat().resolvedOptions().timeZone");
+        send("action get_local_time, what time is it for me?");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).contains("get_local_time").contains("\"timeZone\":\"" + zone + "\"");
+        click("article.assistant details.summary > summary");
+        wait.until(d -> (Boolean) js("return [...document.querySelectorAll('details.summary[open] .tool-history li')]"
+                + ".some(li => li.innerText.includes('get_local_time') && li.innerText.includes(arguments[0]))", zone));
+        screenshot("11-client-tool");
+    }
+
+    @Test
+    @Order(11)
+    void aReloadWhileAnApprovalWaitsBringsTheCardBack() throws IOException {
+        send("action refund_order, I will reload first");
+        waitFor(".approval-card");
+        driver.navigate().refresh();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+        waitFor(".approval-card [data-decision='allow_once']");
+        screenshot("12-approval-after-reload");
+        click(".approval-card [data-decision='allow_once']");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastAnswerText()).contains("Refunded (simulated)");
+        wait.until(d -> lastSummary().contains("Allowed refund_order once") && !lastSummary().contains("edited"));
+    }
 }

@@ -2,7 +2,6 @@ package dev.parley.chat.spring.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.ChatException;
-import dev.parley.chat.engine.AnswerResult;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.NewThread;
@@ -20,14 +19,10 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -38,23 +33,21 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}. Bodies are
+ * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}: sessions, runs,
+ * streams, messages and selectors ({@link RunInputsController} has what a waiting run asks). Bodies are
  * JSON written by Parley's codec, and must be declared JSON ({@code 415} otherwise, see {@link JsonBodies});
  * errors are RFC 9457 problem details carrying the error code.
  */
 @RestController
 @RequestMapping("${parley.web.base-path:/api/chat}")
-public class ChatController {
-    private static final Logger log = LoggerFactory.getLogger(ChatController.class);
-
+public class ChatController extends ParleyEndpoints {
     private final ChatEngine engine;
-    private final OwnerResolver owners;
     private final ParleySse sse;
     private final JsonBodies bodies;
 
     public ChatController(ChatEngine engine, OwnerResolver owners, ParleySse sse, JsonBodies bodies) {
+        super(owners);
         this.engine = engine;
-        this.owners = owners;
         this.sse = sse;
         this.bodies = bodies;
     }
@@ -135,7 +128,7 @@ public class ChatController {
         JsonNode body = bodies.object(request);
         StartRun run = new StartRun(JsonBodies.requiredText(body, "message"), JsonBodies.optionalText(body, "modelId"),
                 JsonBodies.optionalText(body, "skill"), JsonBodies.optionalInt(body, "maxIterations"),
-                JsonBodies.optionalObject(body, "context"));
+                JsonBodies.optionalObject(body, "context")).withClientTools(InputBodies.clientTools(body));
         RunTicket ticket = engine.startRun(owner, id, run);
         return JsonBodies.json(HttpStatus.ACCEPTED, ticket);
     }
@@ -148,20 +141,6 @@ public class ChatController {
         sse.stream(request, response, owner(request), runId, cursor);
     }
 
-    @GetMapping("/runs/{runId}/state")
-    public ResponseEntity<byte[]> state(HttpServletRequest request, @PathVariable("runId") String runId) {
-        return JsonBodies.ok(engine.state(owner(request), runId));
-    }
-
-    @PostMapping("/runs/{runId}/resume")
-    public ResponseEntity<byte[]> resume(HttpServletRequest request, @PathVariable("runId") String runId) {
-        String owner = owner(request);
-        JsonNode body = bodies.object(request);
-        AnswerResult result = engine.answer(owner, runId, JsonBodies.requiredText(body, "clarifyId"),
-                JsonBodies.textOrTextList(body, "answer"));
-        return JsonBodies.ok(Map.of("accepted", true, "replayed", result == AnswerResult.REPLAYED));
-    }
-
     @PostMapping("/runs/{runId}/cancel")
     public ResponseEntity<byte[]> cancel(HttpServletRequest request, @PathVariable("runId") String runId) {
         return JsonBodies.json(HttpStatus.ACCEPTED, engine.cancel(owner(request), runId));
@@ -169,9 +148,12 @@ public class ChatController {
 
     // ------------------------------------------------------------------ messages
 
+    /** The body is optional ({@code {clientTools?}}); without one no client tools go with the new run. */
     @PostMapping("/messages/{id}/regenerate")
     public ResponseEntity<byte[]> regenerate(HttpServletRequest request, @PathVariable("id") String id) {
-        return JsonBodies.json(HttpStatus.ACCEPTED, engine.regenerate(owner(request), id));
+        String owner = owner(request);
+        JsonNode body = bodies.objectIfAny(request);
+        return JsonBodies.json(HttpStatus.ACCEPTED, engine.regenerate(owner, id, InputBodies.clientTools(body)));
     }
 
     @PostMapping("/messages/{id}/feedback")
@@ -200,47 +182,6 @@ public class ChatController {
     public ResponseEntity<byte[]> skills(HttpServletRequest request) {
         owner(request);
         return JsonBodies.ok(engine.skills());
-    }
-
-    // ------------------------------------------------------------------ errors
-
-    @ExceptionHandler(ChatException.class)
-    public ResponseEntity<byte[]> chatError(ChatException e, HttpServletRequest request) {
-        if (Problems.status(e.code()).is5xxServerError()) {
-            log.warn("{} {} failed: {}", request.getMethod(), request.getRequestURI(), e.getMessage(), e);
-        }
-        return Problems.of(e, request.getRequestURI());
-    }
-
-    @ExceptionHandler(Unauthenticated.class)
-    public ResponseEntity<byte[]> unauthenticated(HttpServletRequest request) {
-        return Problems.of(HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", "the request names no caller",
-                request.getRequestURI());
-    }
-
-    @ExceptionHandler(UnsupportedMediaType.class)
-    public ResponseEntity<byte[]> unsupportedMediaType(UnsupportedMediaType e, HttpServletRequest request) {
-        ResponseEntity<byte[]> problem = Problems.of(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
-                e.getMessage(), request.getRequestURI());
-        return ResponseEntity.status(problem.getStatusCode()).headers(problem.getHeaders())
-                .header(HttpHeaders.ACCEPT, MediaType.APPLICATION_JSON_VALUE).body(problem.getBody());
-    }
-
-    @ExceptionHandler(RuntimeException.class)
-    public ResponseEntity<byte[]> unexpected(RuntimeException e, HttpServletRequest request) {
-        log.error("{} {} failed", request.getMethod(), request.getRequestURI(), e);
-        return Problems.of(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL", "an unexpected error occurred",
-                request.getRequestURI());
-    }
-
-    /** Every endpoint starts here: a body that is not JSON is refused, then the caller is found. */
-    private String owner(HttpServletRequest request) {
-        JsonBodies.refuseNonJson(request);
-        String owner = owners.ownerOf(request);
-        if (owner == null || owner.isBlank()) {
-            throw new Unauthenticated();
-        }
-        return owner;
     }
 
     private static int engineDefaultPage() {

@@ -45,7 +45,7 @@ public final class JsonBodies {
     public static void refuseNonJson(HttpServletRequest request) {
         String type = request.getContentType();
         boolean declaresOther = type != null && !isJson(type);
-        boolean body = request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
+        boolean body = hasBody(request);
         if (body ? type == null || declaresOther : declaresOther && !SAFE_METHODS.contains(request.getMethod())) {
             throw notJson(type);
         }
@@ -89,6 +89,24 @@ public final class JsonBodies {
             throw ChatException.invalidInput("the request body must be a JSON object");
         }
         return node;
+    }
+
+    /**
+     * The request body as a JSON object when the request has one, else an empty object (for endpoints
+     * whose body is optional, which need no Content-Type without one).
+     *
+     * @throws UnsupportedMediaType for a body that is not declared JSON
+     * @throws ChatException INVALID_INPUT for a body that is too large or not a JSON object
+     */
+    public JsonNode objectIfAny(HttpServletRequest request) {
+        if (!hasBody(request)) {
+            return ChatJson.shared().objectNode();
+        }
+        return object(request);
+    }
+
+    private static boolean hasBody(HttpServletRequest request) {
+        return request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null;
     }
 
     private byte[] read(HttpServletRequest request) {

@@ -213,7 +213,7 @@ public final class Agent implements Runnable {
             answer(plainAnswer(), false);
             return;
         }
-        String tool = run.hostTools().get(0);
+        String tool = toolNamedIn(run.userMessage(), run.hostTools());
         think("Asking the host's " + tool + " tool.");
         pace();
         ObjectNode call = node().put("toolCallId", "host_1").put("toolName", tool)
@@ -309,6 +309,13 @@ public final class Agent implements Runnable {
         }
         run.append("approval_resolved", resolved);
         return decision;
+    }
+
+    /** The first offered tool whose name the message contains (ignoring case), else the first offered. */
+    private static String toolNamedIn(String message, List<String> offered) {
+        String text = message.toLowerCase(java.util.Locale.ROOT);
+        return offered.stream().filter(name -> text.contains(name.toLowerCase(java.util.Locale.ROOT))).findFirst()
+                .orElse(offered.get(0));
     }
 
     // ------------------------------------------------------------------ frames
