@@ -176,6 +176,7 @@ public final class ChatEngine implements AutoCloseable {
         String title = request.title() == null ? null : RequestChecks.title(request.title());
         RequestChecks.optionalField(request.modelId(), "modelId");
         RequestChecks.optionalField(request.skill(), "skill");
+        checkOffered(request.modelId(), request.skill());
         Instant now = ctx.now();
         ChatThread thread = new ChatThread(newId(), ownerId, title, null, request.modelId(), request.skill(),
                 ThreadStatus.ACTIVE, now, now);
@@ -240,10 +241,12 @@ public final class ChatEngine implements AutoCloseable {
         }
         if (update.modelSet()) {
             RequestChecks.optionalField(update.modelId(), "modelId");
+            checkOffered(update.modelId(), null);
             thread = thread.withModelId(update.modelId());
         }
         if (update.skillSet()) {
             RequestChecks.optionalField(update.skill(), "skill");
+            checkOffered(null, update.skill());
             thread = thread.withSkill(update.skill());
         }
         if (update.archived() != null) {
@@ -277,12 +280,15 @@ public final class ChatEngine implements AutoCloseable {
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
      *     REJECT (or its active run is held by another instance); RUNTIME_UNAVAILABLE once the engine is
      *     closing; INVALID_INPUT for client tools that are malformed (see {@link StartRun#clientTools()}),
-     *     UNSUPPORTED when the runtime cannot call tools
+     *     UNSUPPORTED when the runtime cannot call tools; INVALID_INPUT for a model or skill (the request's,
+     *     else the thread's) the runtime does not offer, when it lists what it offers — nothing is stored
      */
     public RunTicket startRun(String ownerId, String threadId, StartRun request) {
         ChatThread thread = ownedThread(ownerId, threadId);
         RequestChecks.startRun(limits, request);
         checkClientTools(request.clientTools());
+        checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
+                request.skill() != null ? request.skill() : thread.skill());
         return turns.send(thread, request, views.activeLeaf(thread));
     }
 
@@ -303,7 +309,10 @@ public final class ChatEngine implements AutoCloseable {
         }
         RequestChecks.startRun(limits, request);
         checkClientTools(request.clientTools());
-        return turns.send(ownedThread(ownerId, message.threadId()), request, message.parentMessageId());
+        ChatThread thread = ownedThread(ownerId, message.threadId());
+        checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
+                request.skill() != null ? request.skill() : thread.skill());
+        return turns.send(thread, request, message.parentMessageId());
     }
 
     /**
@@ -353,6 +362,7 @@ public final class ChatEngine implements AutoCloseable {
             throw ChatException.conflict("this answer has no user message to answer again");
         }
         ChatThread thread = ownedThread(ownerId, message.threadId());
+        checkOffered(thread.modelId(), thread.skill());
         if (!views.lastUserMessage(thread).map(Message::id).filter(parent.id()::equals).isPresent()) {
             throw ChatException.conflict("only the answer to the latest message can be regenerated");
         }
@@ -594,6 +604,25 @@ public final class ChatEngine implements AutoCloseable {
                 .filter(t -> t.ownerId().equals(ownerId))
                 .orElseThrow(() -> ChatException.notFound("message", messageId));
         return message;
+    }
+
+    /**
+     * Refuses a model or skill the runtime does not offer, when the runtime lists what it offers (a runtime
+     * that lists none takes any name and fails the run itself if it does not know it).
+     */
+    private void checkOffered(@Nullable String modelId, @Nullable String skill) {
+        if (modelId != null) {
+            List<ModelOption> models = runtime.models();
+            if (!models.isEmpty() && models.stream().noneMatch(m -> m.id().equals(modelId))) {
+                throw ChatException.invalidInput("the runtime offers no model '" + modelId + "'");
+            }
+        }
+        if (skill != null) {
+            List<SkillOption> skills = runtime.skills();
+            if (!skills.isEmpty() && skills.stream().noneMatch(k -> k.id().equals(skill))) {
+                throw ChatException.invalidInput("the runtime offers no skill '" + skill + "'");
+            }
+        }
     }
 
     private void checkClientTools(List<HostToolSpec> tools) {
