@@ -41,7 +41,8 @@ public final class ApiServerInfo {
         HermesHttp.Probe health = probe("health");
         if (health == null || health.status() != 200) {
             log.info("The Hermes API server at {} did not answer GET /health ({}); assuming {}", http.where(),
-                    health == null ? "unreachable" : "HTTP " + health.status(), known == null ? "its oldest line" : "what it said before");
+                    health == null ? "unreachable" : "HTTP " + health.status(),
+                    known == null ? "its oldest line" : "what it said before");
             return known != null ? known : ApiServerProfile.unknown(config);
         }
         HermesHttp.Probe capabilities = probe("v1", "capabilities");

@@ -100,13 +100,15 @@ final class ApiServerInputs {
 
     /** An {@code approval.request}: the input to ask, for the tool {@code tool} (the one that is running). */
     synchronized AgentStreamEvent.InputRequested approvalRequested(JsonNode e, String tool) {
-        String requestId = text(e, "request_id");
-        String inputId = requestId != null && !requestId.isBlank() ? requestId : "a" + (++asked);
+        String given = text(e, "request_id");
+        String requestId = given == null || given.isBlank() ? null : given;
+        String inputId = requestId != null ? requestId : "a" + (++asked);
         Instant now = clock.instant();
         Instant deadline = null;
         Instant givesUp = null;
         if (!approvalTimeout.isZero()) {
-            Duration margin = approvalTimeout.dividedBy(4).compareTo(MAX_MARGIN) < 0 ? approvalTimeout.dividedBy(4) : MAX_MARGIN;
+            Duration quarter = approvalTimeout.dividedBy(4);
+            Duration margin = quarter.compareTo(MAX_MARGIN) < 0 ? quarter : MAX_MARGIN;
             givesUp = now.plus(approvalTimeout);
             deadline = givesUp.minus(margin);
         }

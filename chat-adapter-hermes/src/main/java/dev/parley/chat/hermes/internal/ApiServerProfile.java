@@ -51,10 +51,10 @@ public final class ApiServerProfile {
         boolean newer = atLeast(version, 0, 20);
         boolean restores = "hermes_session_db".equals(features.path("managed_run_history_authority").asText(null))
                 || features.path("managed_run_sessions").asBoolean(false) || newer;
-        boolean idempotent = saysIdempotent(features) || supported(capabilities == null ? null
+        boolean idempotent = saysYes(features, "idempotency") || supported(capabilities == null ? null
                 : capabilities.path("durable").path("idempotency")) || newer;
         boolean clarify = capabilities != null && (hasClarifyEndpoint(capabilities.path("endpoints"))
-                || flagNamed(features, "clarify"));
+                || saysYes(features, "clarify"));
         boolean approvals = !features.path("run_approval_response").isBoolean()
                 || features.path("run_approval_response").asBoolean();
         return new ApiServerProfile(version, pick(config.apiServerSessionHistory(), restores),
@@ -128,10 +128,12 @@ public final class ApiServerProfile {
         return setting == FeatureSetting.DETECT ? detected : setting == FeatureSetting.ON;
     }
 
-    private static boolean saysIdempotent(JsonNode features) {
+    /** Whether a feature whose name contains {@code word} says yes: true, or {@code {"supported": true}}. */
+    private static boolean saysYes(JsonNode features, String word) {
         for (Iterator<Map.Entry<String, JsonNode>> it = features.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
-            if (field.getKey().contains("idempotency") && (field.getValue().asBoolean(false) || supported(field.getValue()))) {
+            JsonNode value = field.getValue();
+            if (field.getKey().contains(word) && (value.isBoolean() && value.asBoolean() || supported(value))) {
                 return true;
             }
         }
@@ -140,16 +142,6 @@ public final class ApiServerProfile {
 
     private static boolean supported(@Nullable JsonNode fact) {
         return fact != null && fact.isObject() && fact.path("supported").asBoolean(false);
-    }
-
-    private static boolean flagNamed(JsonNode features, String word) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = features.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> field = it.next();
-            if (field.getKey().contains(word) && field.getValue().isBoolean() && field.getValue().asBoolean()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static boolean hasClarifyEndpoint(JsonNode endpoints) {
