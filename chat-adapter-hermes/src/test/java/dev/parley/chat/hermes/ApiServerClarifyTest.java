@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.engine.StartRun;
@@ -63,6 +64,19 @@ class ApiServerClarifyTest extends ApiServerTestSupport {
         awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
 
         assertThat(store.findInput(ticket.runId(), asked.inputId()).orElseThrow().state()).isEqualTo(InputState.EXPIRED);
+    }
+
+    @Test
+    void aQuestionFromAServerThatCannotBeAnsweredHereIsNotAsked() {
+        HermesApiStub hermes = stub(HermesApiStub.Line.NEWER);
+        hermes.approvalTimeout = Duration.ofMillis(300);
+        hermes.script = body -> "clarify.sse";
+
+        List<AgentStreamEvent> events = StreamCollector.collect(apiAdapter(hermes, b -> b.apiServerClarify(FeatureSetting.OFF))
+                .generateResponse(request()));
+
+        assertThat(events).noneMatch(e -> e instanceof AgentStreamEvent.InputRequested);
+        assertThat(events).last().isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
     }
 
     @Test

@@ -36,6 +36,7 @@ final class ApiServerEvents {
     private final ObjectMapper json;
     private final Redactor redactor;
     private final ApiServerInputs inputs;
+    private final boolean clarify;
     private final Predicate<AgentStreamEvent> emit;
     private final Map<String, Deque<String>> openTools = new HashMap<>();
     private final Deque<String> openOrder = new ArrayDeque<>();
@@ -43,14 +44,19 @@ final class ApiServerEvents {
     private int stepCounter;
     private @Nullable String thinkingId;
 
-    /** @param emit hands an event on; false once the stream is over */
-    ApiServerEvents(RunRequest request, ObjectMapper json, Redactor redactor, ApiServerInputs inputs,
+    /**
+     * @param clarify whether the server has clarify questions (advertised, or pinned); without, its clarify
+     *     events are not used: no answer could be sent
+     * @param emit hands an event on; false once the stream is over
+     */
+    ApiServerEvents(RunRequest request, ObjectMapper json, Redactor redactor, ApiServerInputs inputs, boolean clarify,
             Predicate<AgentStreamEvent> emit) {
         this.runId = request.runId();
         this.assistantMessageId = request.assistantMessageId();
         this.json = json;
         this.redactor = redactor;
         this.inputs = inputs;
+        this.clarify = clarify;
         this.emit = emit;
     }
 
@@ -97,12 +103,17 @@ final class ApiServerEvents {
             case "approval.responded":
                 return emitAll(inputs.approvalResponded(e));
             case "clarify.request": {
+                if (!clarify) {
+                    log.warn("Run {}: Hermes asks a clarify question but does not advertise answering one; not shown",
+                            runId);
+                    return true;
+                }
                 thinkingId = null;
                 AgentStreamEvent ask = inputs.clarifyRequested(e);
                 return ask == null || emit.test(ask);
             }
             case "clarify.retired": {
-                AgentStreamEvent resolved = inputs.clarifyRetired(e);
+                AgentStreamEvent resolved = clarify ? inputs.clarifyRetired(e) : null;
                 return resolved == null || emit.test(resolved);
             }
             case "subagent.start":

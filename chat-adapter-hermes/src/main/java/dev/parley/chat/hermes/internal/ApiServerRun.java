@@ -44,7 +44,7 @@ public final class ApiServerRun extends RunLoop {
     private final Duration backoff;
     private final Consumer<ApiServerRun> onEnd;
     private final ApiServerInputs inputs;
-    private final ApiServerEvents events;
+    private @Nullable ApiServerEvents events;
 
     private volatile @Nullable String hermesRunId;
     private volatile boolean cancelRequested;
@@ -60,7 +60,6 @@ public final class ApiServerRun extends RunLoop {
         this.backoff = backoff;
         this.onEnd = onEnd;
         this.inputs = new ApiServerInputs(http, runId, redactor, approvalTimeout, Clock.systemUTC());
-        this.events = new ApiServerEvents(request, http.json(), redactor, inputs, this::emit);
     }
 
     public String runId() {
@@ -138,6 +137,9 @@ public final class ApiServerRun extends RunLoop {
     @Override
     void execute() {
         ApiServerProfile server = info.get();
+        ApiServerEvents mapper = new ApiServerEvents(request, http.json(), redactor, inputs, server.hasClarify(),
+                this::emit);
+        events = mapper;
         ApiServerRequests.Start start;
         try {
             start = ApiServerRequests.start(http.json(), request, server, model, systemPrompt);
@@ -187,7 +189,7 @@ public final class ApiServerRun extends RunLoop {
             problem = failure == null ? "the stream ended without a run.* event" : http.describe(failure);
         }
         info.invalidate();
-        poll(remote, problem);
+        poll(remote, problem, mapper);
     }
 
     /** Starts the run (see the class comment on retries); the server's run id, or null if the run failed. */
@@ -249,7 +251,7 @@ public final class ApiServerRun extends RunLoop {
     }
 
     /** After a lost stream: the API server cannot replay events, so wait for the outcome in the run status. */
-    private void poll(String remote, String problem) {
+    private void poll(String remote, String problem, ApiServerEvents mapper) {
         log.info("Run {}: the Hermes event stream was lost ({}); polling the run status", runId, problem);
         if (!emit(new AgentStreamEvent.StatusUpdate(runId + ":status:stream-lost", "warn",
                 "The live event stream from Hermes was lost; waiting for the run's result without live progress."))) {
@@ -277,7 +279,7 @@ public final class ApiServerRun extends RunLoop {
             failures = 0;
             String status = orElse(text(probe.json(), "status"), "");
             if (TERMINAL.contains(status)) {
-                events.terminal("run." + status, probe.json());
+                mapper.terminal("run." + status, probe.json());
                 return;
             }
         }
@@ -297,6 +299,7 @@ public final class ApiServerRun extends RunLoop {
             return false;
         }
         String name = orElse(text(event, "event"), type == null ? "" : type);
-        return events.onEvent(name, event) && !isTerminal();
+        ApiServerEvents mapper = events;
+        return mapper != null && mapper.onEvent(name, event) && !isTerminal();
     }
 }
