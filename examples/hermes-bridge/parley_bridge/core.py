@@ -11,7 +11,7 @@ from typing import Any
 from .config import BridgeConfig
 from .errors import BridgeError, conflict, invalid, run_not_found
 from .frames import FrameLog
-from .hermes import HermesApi
+from .hermes import HOST_TOOLSET, HermesApi
 from .redact import Secrets
 from .runs import Run
 from .sessions import Session, SessionPool
@@ -46,7 +46,7 @@ class HostTools:
         """400 for a host tool named like one of Hermes' own tools."""
         for tool in tools:
             owner = self._core.hermes.toolset_of(tool["name"])
-            if owner is not None and tool["name"] not in self._registered:
+            if owner is not None and owner != HOST_TOOLSET:
                 raise invalid(f"host tool {tool['name']} has the name of a Hermes tool (toolset {owner})")
 
     def _handler(self, name: str) -> Any:

@@ -93,11 +93,17 @@ class Run:
             return self._status in TERMINAL
 
     def emit(self, kind: str, **payload: Any) -> int:
-        """Appends a frame (secrets masked in every string of it); 0 once the run ended."""
+        """Appends a frame (secrets masked in every string of it); 0 once the run ended or is cancelled
+        (a cancelled run's stream ends with what :meth:`cancel` withdrew, then ``done``)."""
         with self._lock:
-            if self._status in TERMINAL:
+            if self.cancel_requested:
                 return 0
-            return self.frames.append(kind, self._clean(payload))
+            return self._append(kind, payload)
+
+    def _append(self, kind: str, payload: dict[str, Any]) -> int:
+        if self._status in TERMINAL:
+            return 0
+        return self.frames.append(kind, self._clean(payload))
 
     def finish(self, status: str, error: tuple[str, str] | None = None) -> bool:
         """Ends the run: an ``error`` frame if given, then ``done``. False if it had ended already."""
@@ -285,13 +291,14 @@ class Run:
             for clarify in self._clarifies.values():
                 if clarify.outcome is None:
                     clarify.outcome = "cancelled"
-                    self.emit("clarify_resolved", clarifyId=clarify.clarify_id, outcome="cancelled")
+                    self._append("clarify_resolved", {"clarifyId": clarify.clarify_id, "outcome": "cancelled"})
                     clarify.event.set()
             for approval in self._approvals.values():
                 if approval.outcome is None:
                     approval.outcome = "cancelled"
                     self._settle(approval)
-                    self.emit("approval_resolved", approvalId=approval.approval_id, outcome="cancelled", decision=None)
+                    self._append("approval_resolved", {"approvalId": approval.approval_id, "outcome": "cancelled",
+                                                        "decision": None})
                     to_deny.append(approval)
             for wait in self._tools.values():
                 if wait.outcome is None:

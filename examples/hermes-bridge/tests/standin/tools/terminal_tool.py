@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -32,12 +33,13 @@ def terminal_tool(command, task_id=None, timeout=60):
         cwd = _overrides.get(task_id, {}).get("cwd") or os.getcwd()
         COMMANDS_RUN.append((task_id, command, cwd))
     process = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True)
+                               text=True, start_new_session=True)
     deadline = time.monotonic() + timeout
     while process.poll() is None:
         if interrupt.is_interrupted() or time.monotonic() > deadline:
-            process.kill()
-            process.wait()
+            os.killpg(process.pid, signal.SIGKILL)  # the shell and what it started
+            process.communicate()
             return json.dumps({"output": "[interrupted]", "exit_code": 130, "error": None})
         time.sleep(0.02)
-    return json.dumps({"output": process.stdout.read(), "exit_code": process.returncode, "error": None})
+    output = process.communicate()[0]
+    return json.dumps({"output": output, "exit_code": process.returncode, "error": None})
