@@ -4,6 +4,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,7 @@ class ProcessTest(unittest.TestCase):
 
     def test_the_bridge_process_serves_and_keeps_stdout_clean(self):
         work = Path(tempfile.mkdtemp(prefix="bridge-process-"))
+        self.addCleanup(shutil.rmtree, work, True)
         scripts = work / "scripts.json"
         scripts.write_text(json.dumps({"noisy": [{"print": "hermes was here"}, {"say": "quiet answer"}]}))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE / "standin"), str(HERE.parent)]),
