@@ -9,6 +9,7 @@ import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.internal.ApiServerTransport;
 import dev.parley.chat.hermes.internal.BridgeApprovals;
+import dev.parley.chat.hermes.internal.BridgeHistory;
 import dev.parley.chat.hermes.internal.BridgeRun;
 import dev.parley.chat.hermes.internal.HermesHttp;
 import dev.parley.chat.hermes.internal.Redactor;
@@ -190,7 +191,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 }
             }
         }
-        body.putArray("clientCapabilities").add(BridgeApprovals.CLIENT_CAPABILITY);
+        body.putArray("clientCapabilities").add(BridgeApprovals.CLIENT_CAPABILITY).add(BridgeHistory.CLIENT_CAPABILITY);
         if (!request.context().isEmpty()) {
             body.set("context", json.valueToTree(request.context()));
         }
