@@ -197,7 +197,7 @@ class LangChain4jModelClientTest extends WireSupport {
         for (int i = 0; i < pieces.length; i++) {
             pieces[i] = "word" + i + " ";
         }
-        reply(sse(Sse.stream().text(pieces).finish("stop").done()).withChunkedDribbleDelay(40, 8000));
+        reply(sse(Sse.stream().text(pieces).finish("stop").done()).withChunkedDribbleDelay(40, 4000));
         RecordingListener listener = new RecordingListener();
 
         ModelCall call = client.stream(ask("talk"), listener);
