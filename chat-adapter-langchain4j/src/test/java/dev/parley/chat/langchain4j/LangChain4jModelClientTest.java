@@ -132,7 +132,8 @@ class LangChain4jModelClientTest extends WireSupport {
 
         assertThat(listener.error()).isInstanceOfSatisfying(ModelFailure.class, failure -> {
             assertThat(failure.kind()).isEqualTo(ModelFailure.Kind.RATE_LIMITED);
-            assertThat(failure.getMessage()).contains("Rate limit reached for requests");
+            assertThat(failure.getMessage())
+                    .isEqualTo("The model provider is limiting requests (HTTP 429): Rate limit reached for requests");
         });
         assertThat(listener.signals).containsExactly("error");
     }

@@ -100,7 +100,7 @@ public final class ChatRequests {
             throw new IllegalArgumentException("the parameters of tool " + tool.name() + " must be an object schema");
         }
         ObjectNode root = JSON.createObjectNode().put("type", "object");
-        schema.fields().forEachRemaining(field -> {
+        schema.properties().forEach(field -> {
             boolean schemaValuedAdditional = field.getKey().equals("additionalProperties")
                     && !field.getValue().isBoolean();
             if (ROOT_KEYWORDS.contains(field.getKey()) && !schemaValuedAdditional) {
