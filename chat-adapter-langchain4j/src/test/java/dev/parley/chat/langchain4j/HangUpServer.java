@@ -40,7 +40,7 @@ final class HangUpServer implements AutoCloseable {
                     + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             writeChunk(out, Sse.stream().partial());
             for (int i = 0; i < 100; i++) {
-                writeChunk(out, Sse.stream().text("word" + i + " ").partial().replaceFirst("^data: [^\n]*\n\n", ""));
+                writeChunk(out, Sse.more().text("word" + i + " ").partial());
                 TimeUnit.MILLISECONDS.sleep(100);
             }
         } catch (IOException e) {

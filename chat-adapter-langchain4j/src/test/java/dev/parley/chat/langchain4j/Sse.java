@@ -16,6 +16,11 @@ final class Sse {
         return new Sse().delta(JSON.createObjectNode().put("role", "assistant").put("content", ""));
     }
 
+    /** More chunks of a stream already opened, for servers that write one piece at a time. */
+    static Sse more() {
+        return new Sse();
+    }
+
     /** Text, one chunk per piece. */
     Sse text(String... pieces) {
         for (String piece : pieces) {
