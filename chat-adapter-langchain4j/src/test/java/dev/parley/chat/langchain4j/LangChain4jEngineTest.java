@@ -25,6 +25,7 @@ import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.openai.Sse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

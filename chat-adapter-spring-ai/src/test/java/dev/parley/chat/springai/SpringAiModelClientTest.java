@@ -13,14 +13,17 @@ import dev.parley.chat.agent.ToolCall;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.openai.HangUpServer;
+import dev.parley.chat.testing.openai.RecordingListener;
+import dev.parley.chat.testing.openai.Sse;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
-import org.junit.jupiter.api.Test;
 
 /** The Spring AI adapter against an OpenAI-compatible server on loopback, through Spring AI's OpenAI model. */
 class SpringAiModelClientTest extends WireSupport {

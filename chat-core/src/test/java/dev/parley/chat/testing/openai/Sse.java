@@ -1,4 +1,4 @@
-package dev.parley.chat.springai;
+package dev.parley.chat.testing.openai;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,21 +8,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A streamed chat-completion body as OpenAI, vLLM and Ollama send it: one {@code data:} event per chunk, the
  * usage in a last chunk without choices ({@code stream_options.include_usage}), then {@code data: [DONE]}.
  */
-final class Sse {
+public final class Sse {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final StringBuilder body = new StringBuilder();
 
-    static Sse stream() {
+    public static Sse stream() {
         return new Sse().delta(JSON.createObjectNode().put("role", "assistant").put("content", ""));
     }
 
     /** More chunks of a stream already opened, for servers that write one piece at a time. */
-    static Sse more() {
+    public static Sse more() {
         return new Sse();
     }
 
     /** Text, one chunk per piece. */
-    Sse text(String... pieces) {
+    public Sse text(String... pieces) {
         for (String piece : pieces) {
             delta(JSON.createObjectNode().put("content", piece));
         }
@@ -30,7 +30,7 @@ final class Sse {
     }
 
     /** Reasoning as DeepSeek, vLLM and Ollama stream it: {@code delta.reasoning_content}. */
-    Sse reasoning(String... pieces) {
+    public Sse reasoning(String... pieces) {
         for (String piece : pieces) {
             delta(JSON.createObjectNode().put("reasoning_content", piece));
         }
@@ -38,7 +38,7 @@ final class Sse {
     }
 
     /** A tool call: its id and name in the first chunk, its arguments in the next ones, one per piece. */
-    Sse toolCall(int index, String id, String name, String... argumentPieces) {
+    public Sse toolCall(int index, String id, String name, String... argumentPieces) {
         ObjectNode first = JSON.createObjectNode().put("index", index).put("id", id).put("type", "function");
         first.putObject("function").put("name", name).put("arguments", "");
         delta(toolCalls(first));
@@ -50,7 +50,7 @@ final class Sse {
         return this;
     }
 
-    Sse finish(String reason) {
+    public Sse finish(String reason) {
         ObjectNode chunk = chunk();
         ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
         choice.putObject("delta");
@@ -58,7 +58,7 @@ final class Sse {
         return event(chunk);
     }
 
-    Sse usage(int prompt, int completion) {
+    public Sse usage(int prompt, int completion) {
         ObjectNode chunk = chunk();
         chunk.putArray("choices");
         chunk.putObject("usage").put("prompt_tokens", prompt).put("completion_tokens", completion)
@@ -67,12 +67,12 @@ final class Sse {
     }
 
     /** The body, ended as servers end it. */
-    String done() {
+    public String done() {
         return body + "data: [DONE]\n\n";
     }
 
     /** The body so far, without an end. */
-    String partial() {
+    public String partial() {
         return body.toString();
     }
 

@@ -1,4 +1,4 @@
-package dev.parley.chat.langchain4j;
+package dev.parley.chat.testing.openai;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,20 +15,20 @@ import java.util.concurrent.TimeUnit;
  * A one-connection SSE server on loopback that streams an endless answer, one chunk every 100 ms (for at most
  * ten seconds), and notes when the client hangs up: what WireMock cannot tell a test.
  */
-final class HangUpServer implements AutoCloseable {
+public final class HangUpServer implements AutoCloseable {
     private final ServerSocket server;
     private final Thread thread;
     /** Completes when a write fails because the client closed the connection. */
-    final CompletableFuture<Long> hungUpAtNanos = new CompletableFuture<>();
+    public final CompletableFuture<Long> hungUpAtNanos = new CompletableFuture<>();
 
-    HangUpServer() throws IOException {
+    public HangUpServer() throws IOException {
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         thread = new Thread(this::serve, "hang-up-server");
         thread.setDaemon(true);
         thread.start();
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return "http://127.0.0.1:" + server.getLocalPort() + "/v1";
     }
 

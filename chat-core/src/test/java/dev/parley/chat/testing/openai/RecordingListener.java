@@ -1,4 +1,4 @@
-package dev.parley.chat.langchain4j;
+package dev.parley.chat.testing.openai;
 
 import dev.parley.chat.agent.ModelListener;
 import dev.parley.chat.agent.ModelResponse;
@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /** Records what a model call signalled, in order, as short strings ({@code text:Hel}, {@code error:…}). */
-final class RecordingListener implements ModelListener {
-    final List<String> signals = new CopyOnWriteArrayList<>();
-    final CompletableFuture<ModelResponse> completed = new CompletableFuture<>();
-    final CompletableFuture<Throwable> failed = new CompletableFuture<>();
+public final class RecordingListener implements ModelListener {
+    public final List<String> signals = new CopyOnWriteArrayList<>();
+    public final CompletableFuture<ModelResponse> completed = new CompletableFuture<>();
+    public final CompletableFuture<Throwable> failed = new CompletableFuture<>();
 
     @Override
     public void onText(String delta) {
@@ -42,7 +42,7 @@ final class RecordingListener implements ModelListener {
         failed.complete(error);
     }
 
-    ModelResponse response() throws Exception {
+    public ModelResponse response() throws Exception {
         try {
             return completed.get(10, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
@@ -51,7 +51,7 @@ final class RecordingListener implements ModelListener {
         }
     }
 
-    Throwable error() throws InterruptedException, ExecutionException {
+    public Throwable error() throws InterruptedException, ExecutionException {
         try {
             return failed.get(10, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
