@@ -112,11 +112,11 @@ abstract class HotQueryTest {
                     .mapToObj(seq -> delta("r-" + seq % 10, seq)).collect(Collectors.toList())).build());
         }
         direct.useHandle(h -> {
-            PreparedBatch threads = h.prepareBatch(ThreadDao.INSERT_THREAD);
+            PreparedBatch threads = h.prepareBatch("INSERT INTO parley_threads "
+                    + "(id, owner_id, status, created_at, last_message_at) "
+                    + "VALUES (:id, :ownerId, 'ACTIVE', :createdAt, :lastMessageAt)");
             for (int i = 0; i < 3_000; i++) {
-                threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30).bind("title", (String) null)
-                        .bind("runtimeSessionId", (String) null).bind("modelId", (String) null)
-                        .bind("skill", (String) null).bind("status", "ACTIVE")
+                threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30)
                         .bind("createdAt", T0.toEpochMilli()).bind("lastMessageAt", T0.toEpochMilli() + i).add();
             }
             threads.execute();
