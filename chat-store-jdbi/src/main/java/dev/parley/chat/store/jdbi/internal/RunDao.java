@@ -102,7 +102,7 @@ public interface RunDao {
 
     /**
      * Ended runs whose event log is not compacted yet, oldest end first: a range of the partial index
-     * {@code parley_runs_to_compact (finished_at) WHERE events_compacted_at IS NULL}, which holds only those.
+     * {@code parley_runs_to_compact (finished_at, save_order) WHERE events_compacted_at IS NULL}, which holds only those.
      */
     String FIND_RUNS_TO_COMPACT = "SELECT " + COLUMNS + " FROM parley_runs "
             + "WHERE events_compacted_at IS NULL AND finished_at < :endedBefore AND status IN (<statuses>) "

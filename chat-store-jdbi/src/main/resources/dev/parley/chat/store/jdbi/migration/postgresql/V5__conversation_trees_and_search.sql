@@ -47,7 +47,7 @@ WHERE m.id = tree.id;
 
 -- Runs: when their event log was compacted (ChatStore.compactRunEvents); the ended runs not compacted yet.
 ALTER TABLE parley_runs ADD COLUMN events_compacted_at BIGINT;
-CREATE INDEX parley_runs_to_compact ON parley_runs (finished_at) WHERE events_compacted_at IS NULL;
+CREATE INDEX parley_runs_to_compact ON parley_runs (finished_at, save_order) WHERE events_compacted_at IS NULL;
 
 -- Search: tsvectors of the messages' search_text and the threads' titles, each with a GIN index. The store
 -- builds each vector itself from the words of the text (runs of letters and digits, lower-cased: the words

@@ -71,7 +71,7 @@ WHERE parley_messages.id = tree.id;
 
 -- Runs: when their event log was compacted (ChatStore.compactRunEvents); the ended runs not compacted yet.
 ALTER TABLE parley_runs ADD COLUMN events_compacted_at INTEGER;
-CREATE INDEX parley_runs_to_compact ON parley_runs (finished_at) WHERE events_compacted_at IS NULL;
+CREATE INDEX parley_runs_to_compact ON parley_runs (finished_at, save_order) WHERE events_compacted_at IS NULL;
 
 -- Search: FTS5 indexes over the messages' search_text and the threads' titles (external content: the text
 -- stays in its table; the index holds the tokens). Words are runs of letters and digits, case-folded,
