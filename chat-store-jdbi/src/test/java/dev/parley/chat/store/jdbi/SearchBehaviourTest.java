@@ -213,6 +213,18 @@ abstract class SearchBehaviourTest {
         assertThat(store.searchThreads("alice", olive, 25, 10)).isEmpty();
     }
 
+    /**
+     * A NUL separates words, as any character but a letter or digit does: SQLite indexes the whole text
+     * (its string functions would stop at the NUL), PostgreSQL stores it as U+FFFD (its text cannot hold one).
+     */
+    @Test
+    void aNulInATextNeitherFailsTheBatchNorHidesTheWordsAfterIt() {
+        store.createThread(thread("t", "alice", "Nul", 1));
+        store.write(StoreBatch.builder().message(said("u", "t", "ancho\u0000vies and olives")).build());
+        assertThat(ids(store, "alice", "olives")).containsExactly("t");
+        assertThat(ids(store, "alice", "vies")).containsExactly("t");
+    }
+
     @Test
     void aSnippetIsShortPlainTextAroundTheMatchOfTheBestText() {
         store.createThread(thread("long", "alice", "Haystack", 1));

@@ -48,7 +48,10 @@ CREATE UNIQUE INDEX parley_messages_client_id ON parley_messages (thread_id, cli
 CREATE INDEX parley_messages_children ON parley_messages (thread_id, parent_message_id, save_order)
     WHERE top_level = TRUE;
 
-UPDATE parley_messages SET search_text = substr(json_extract(body, '$.text'), 1, 100000)
+-- (substr and length stop at a NUL: a text is only cut where it is longer than the store's cap)
+UPDATE parley_messages
+SET search_text = CASE WHEN length(json_extract(body, '$.text')) > 100000
+                       THEN substr(json_extract(body, '$.text'), 1, 100000) ELSE json_extract(body, '$.text') END
 WHERE kind IN ('user', 'assistant') AND json_extract(body, '$.text') <> '';
 
 -- The depths of the messages stored so far, from each thread's first messages down. Their jump pointers
