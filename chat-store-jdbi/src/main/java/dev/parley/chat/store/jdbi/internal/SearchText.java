@@ -3,11 +3,10 @@ package dev.parley.chat.store.jdbi.internal;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.UserMessage;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,7 +24,6 @@ public final class SearchText {
     /** PostgreSQL keeps positions up to 16 383, and 256 of them per lexeme. */
     private static final int MAX_POSITION = 16_383;
     private static final int MAX_POSITIONS_PER_WORD = 256;
-    private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}]+");
 
     private SearchText() {
     }
@@ -43,7 +41,7 @@ public final class SearchText {
 
     /** A text as it is indexed (its first {@value #MAX_CHARS} characters), null if it holds no word. */
     public static @Nullable String of(@Nullable String text) {
-        if (text == null || !WORD.matcher(text).find()) {
+        if (text == null || nextWord(text, 0) == text.length()) {
             return null;
         }
         if (text.length() <= MAX_CHARS) {
@@ -55,27 +53,31 @@ public final class SearchText {
 
     /**
      * A PostgreSQL {@code tsvector} literal of a text's words with their positions ({@code 'day':2 'lisbon':3,7}):
-     * cast in SQL, it needs no parser and no dictionary. Words hold only letters and digits, so nothing needs
-     * quoting; null for null.
+     * cast in SQL, it needs no parser and no dictionary. The text is lower-cased whole, then cut into words,
+     * each cut at 64 characters, exactly as {@code SearchQuery} does. Words hold only letters and digits, so
+     * nothing needs quoting; null for null.
      */
     public static @Nullable String vector(@Nullable String text) {
         if (text == null) {
             return null;
         }
+        String lower = text.toLowerCase(Locale.ROOT);
+        Map<String, int[]> counts = new HashMap<>();
         Map<String, StringBuilder> positions = new LinkedHashMap<>();
-        Map<String, Integer> counts = new LinkedHashMap<>();
-        Matcher word = WORD.matcher(text.toLowerCase(Locale.ROOT));
         int position = 0;
-        while (word.find()) {
-            String w = word.group();
-            if (w.length() > MAX_WORD) {
-                w = w.substring(0, Character.isHighSurrogate(w.charAt(MAX_WORD - 1)) ? MAX_WORD - 1 : MAX_WORD);
-            }
+        for (int start = nextWord(lower, 0); start < lower.length(); start = nextWord(lower, start)) {
+            int end = wordEnd(lower, start);
+            String word = lower.substring(start, Math.min(end, start + MAX_WORD));
+            start = end;
             position = Math.min(position + 1, MAX_POSITION);
-            int count = counts.merge(w, 1, Integer::sum);
-            if (count <= MAX_POSITIONS_PER_WORD) {
-                StringBuilder at = positions.computeIfAbsent(w, k -> new StringBuilder());
-                at.append(at.length() == 0 ? "" : ",").append(position);
+            int[] count = counts.computeIfAbsent(word, k -> new int[1]);
+            if (++count[0] <= MAX_POSITIONS_PER_WORD) {
+                StringBuilder at = positions.get(word);
+                if (at == null) {
+                    positions.put(word, new StringBuilder().append(position));
+                } else {
+                    at.append(',').append(position);
+                }
             }
         }
         StringBuilder literal = new StringBuilder(text.length() + positions.size() * 4);
@@ -86,6 +88,44 @@ public final class SearchText {
             literal.append('\'').append(entry.getKey()).append("':").append(entry.getValue());
         }
         return literal.toString();
+    }
+
+    /** Where the next word starts at or after {@code from}; the text's length if there is none. */
+    private static int nextWord(String text, int from) {
+        int at = from;
+        while (at < text.length()) {
+            int c = text.codePointAt(at);
+            if (isWordCharacter(c)) {
+                return at;
+            }
+            at += Character.charCount(c);
+        }
+        return at;
+    }
+
+    /** Where the word starting at {@code start} ends. */
+    private static int wordEnd(String text, int start) {
+        int at = start;
+        while (at < text.length()) {
+            int c = text.codePointAt(at);
+            if (!isWordCharacter(c)) {
+                return at;
+            }
+            at += Character.charCount(c);
+        }
+        return at;
+    }
+
+    /** A letter or a digit: what {@code SearchQuery}'s {@code [\p{L}\p{N}]} takes. */
+    private static boolean isWordCharacter(int c) {
+        switch (Character.getType(c)) {
+            case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
+                    Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.DECIMAL_DIGIT_NUMBER,
+                    Character.LETTER_NUMBER, Character.OTHER_NUMBER:
+                return true;
+            default:
+                return false;
+        }
     }
 
     /** A snippet as a hit shows it: whitespace folded, at most {@code max} characters. */
