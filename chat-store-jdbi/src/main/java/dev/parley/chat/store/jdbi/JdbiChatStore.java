@@ -58,12 +58,18 @@ import org.jspecify.annotations.Nullable;
  * for them (WAL). Answers to inputs and host-action claims are single conditional statements, so concurrent
  * callers — threads or host instances — get exactly one winner.
  *
+ * <h2>Trees and search</h2>
+ * A branch page is a recursive walk of {@code limit} parent links; its cursor is checked in O(log depth)
+ * steps by the depth and jump pointer each message gets on its first save. The search reads SQLite's FTS5
+ * indexes (kept by triggers) or PostgreSQL's GIN indexes over vectors the store writes with each row, from
+ * {@link SearchQuery}'s quoted terms only. See the module's README for both.
+ *
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
  * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id; {@link #write} throws
- * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run (a unique
- * index, so also across instances) and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
+ * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run, or a second
+ * user message with one client id (unique indexes, so also across instances), and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
  * whose run another instance holds. Nothing returned is null unless the {@link ChatStore} contract says so.
  *
  * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each

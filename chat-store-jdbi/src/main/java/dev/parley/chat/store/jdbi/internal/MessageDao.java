@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The messages ({@code parley_messages}): each stored as its JSON body beside the columns the reads select
- * and order by ({@code save_order}, the place its first save gave it), its searchable text
- * ({@link SearchText}), its client id and its place in the thread's tree (see {@link MessageTreeDao}). Owns
+ * and order by ({@code save_order}, the place its first save gave it), its search column (SQLite: the
+ * searchable text, PostgreSQL: its vector; see {@link SearchText}), its client id and its place in the
+ * thread's tree (see {@link MessageTreeDao}). Owns
  * the upsert, the top-level pages of a thread, the steps of runs, the answer variants of parents and the
  * reads by id and by client id. The upsert and the reading of a client-id violation differ between SQLite
  * ({@link Sqlite}: its search index is kept by triggers) and PostgreSQL ({@link Postgres}: the row carries
@@ -54,14 +55,15 @@ public interface MessageDao {
      * The upsert's parts: it inserts a message, or replaces it keeping its {@code save_order} (its place in the
      * thread). A top-level message's depth and jump pointer come from its parent's row (stored before it, or
      * earlier in the batch): depth 0 and itself for a message without a stored parent; steps have none. Each
-     * database's statement adds its own columns between the parts ({@link Sqlite#UPSERT_MESSAGE},
-     * {@link Postgres#UPSERT_MESSAGE}). (SQLite wants a WHERE before the ON CONFLICT of an INSERT … SELECT.)
+     * database's statement adds its search column ({@link Sqlite#UPSERT_MESSAGE}: the text,
+     * {@link Postgres#UPSERT_MESSAGE}: its vector). (SQLite wants a WHERE before the ON CONFLICT of an
+     * INSERT … SELECT.)
      */
     String UPSERT_COLUMNS = "id, thread_id, run_id, parent_message_id, kind, top_level, status, created_at, body, "
-            + "client_message_id, search_text, branch_depth, branch_jump, branch_jump_depth";
+            + "client_message_id, branch_depth, branch_jump, branch_jump_depth";
 
     String UPSERT_VALUES = "SELECT :id, :threadId, :runId, :parentMessageId, :kind, :topLevel, :status, :createdAt, "
-            + ":body, :clientMessageId, :searchText, "
+            + ":body, :clientMessageId, "
             + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN 0 ELSE p.branch_depth + 1 END, "
             + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN :id "
             + "WHEN " + JUMPS_FURTHER + " THEN j.branch_jump ELSE p.id END, "
@@ -76,9 +78,8 @@ public interface MessageDao {
     String UPSERT_REPLACE = "thread_id = excluded.thread_id, run_id = excluded.run_id, "
             + "parent_message_id = excluded.parent_message_id, kind = excluded.kind, top_level = excluded.top_level, "
             + "status = excluded.status, created_at = excluded.created_at, body = excluded.body, "
-            + "client_message_id = excluded.client_message_id, search_text = excluded.search_text, "
-            + "branch_depth = excluded.branch_depth, branch_jump = excluded.branch_jump, "
-            + "branch_jump_depth = excluded.branch_jump_depth";
+            + "client_message_id = excluded.client_message_id, branch_depth = excluded.branch_depth, "
+            + "branch_jump = excluded.branch_jump, branch_jump_depth = excluded.branch_jump_depth";
 
     String FIND_MESSAGE = "SELECT body FROM parley_messages WHERE id = :id";
 
@@ -291,14 +292,17 @@ public interface MessageDao {
 
     // ------------------------------------------------------------------ the dialects
 
-    /** SQLite: the row as it is (triggers keep the FTS5 index); a unique violation is read from the driver's message. */
+    /**
+     * SQLite: the row with its searchable text, which triggers copy into the FTS5 index; a unique violation is
+     * read from the driver's message.
+     */
     interface Sqlite extends MessageDao {
-        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ") " + UPSERT_VALUES
-                + UPSERT_FROM_PARENT + UPSERT_REPLACE;
+        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_text) " + UPSERT_VALUES
+                + ", :searchText" + UPSERT_FROM_PARENT + UPSERT_REPLACE + ", search_text = excluded.search_text";
 
         @Override
         @SqlBatch(UPSERT_MESSAGE)
-        void upsertInOrder(@BindRow(Columns.class) List<Encoded> messages);
+        void upsertInOrder(@BindRow(TextColumns.class) List<Encoded> messages);
 
         /** sqlite-jdbc names the index's columns: {@code … parley_messages.thread_id, parley_messages.client_message_id}. */
         @Override
@@ -307,7 +311,10 @@ public interface MessageDao {
         }
     }
 
-    /** PostgreSQL: the row with its search vector (built by the store, see {@link SearchText#vector}). */
+    /**
+     * PostgreSQL: the row with its search vector (built by the store, see {@link SearchText#vector}); the text
+     * itself is only in the body.
+     */
     interface Postgres extends MessageDao {
         String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_vector) " + UPSERT_VALUES
                 + ", CAST(:searchVector AS tsvector)" + UPSERT_FROM_PARENT + UPSERT_REPLACE
@@ -325,7 +332,7 @@ public interface MessageDao {
 
     // ------------------------------------------------------------------ rows
 
-    /** Binds a message's columns. */
+    /** Binds a message's shared columns. */
     class Columns implements BindRow.Binder<Encoded> {
         @Override
         public void bind(SqlStatement<?> statement, Encoded encoded) {
@@ -339,8 +346,16 @@ public interface MessageDao {
                     .bind("status", message.status().name())
                     .bind("createdAt", message.createdAt().toEpochMilli())
                     .bind("body", encoded.body())
-                    .bind("clientMessageId", message instanceof UserMessage user ? user.clientMessageId() : null)
-                    .bind("searchText", encoded.searchText());
+                    .bind("clientMessageId", message instanceof UserMessage user ? user.clientMessageId() : null);
+        }
+    }
+
+    /** Binds a message's columns and its searchable text. */
+    final class TextColumns extends Columns {
+        @Override
+        public void bind(SqlStatement<?> statement, Encoded encoded) {
+            super.bind(statement, encoded);
+            statement.bind("searchText", encoded.searchText());
         }
     }
 

@@ -34,7 +34,7 @@ public interface SchemaDao {
     long probeLaterColumns();
 
     /** Fails unless the columns of version 5 (trees, client ids, search) exist. */
-    @SqlQuery("SELECT COUNT(m.client_message_id) + COUNT(m.search_text) + COUNT(m.branch_depth) + COUNT(t.active_leaf_id) "
+    @SqlQuery("SELECT COUNT(m.client_message_id) + COUNT(m.branch_depth) + COUNT(t.active_leaf_id) "
             + "FROM parley_messages m, parley_threads t WHERE 1 = 0")
     long probeVersion5Columns();
 

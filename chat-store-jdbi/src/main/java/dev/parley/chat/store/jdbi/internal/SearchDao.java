@@ -47,37 +47,49 @@ public interface SearchDao {
     /** The query in the database's full-text syntax. */
     String expression(SearchQuery query);
 
-    /** A page of matching threads, best first, with the document the snippet comes from. */
+    /** A page of matching threads, best first, each with its best text (see {@link Match}). */
     List<Match> matches(String expression, String ownerId, int offset, int limit);
 
-    /** Snippets of messages' texts, by message id (of documents {@link #matches} found). */
-    List<Snippet> messageSnippets(String expression, List<Match> matches);
+    /** Snippets of messages' texts, by the {@link Match#best} of matches in a message. */
+    List<Snippet> messageSnippets(String expression, List<String> bests);
 
-    /** Snippets of titles, by thread id (of documents {@link #matches} found). */
-    List<Snippet> titleSnippets(String expression, List<Match> matches);
+    /** Snippets of titles, by thread id. */
+    List<Snippet> titleSnippets(String expression, List<String> threadIds);
 
-    /** The owner's threads matching the query, best first, skipping {@code offset}, at most {@code limit}. */
+    /**
+     * The owner's threads matching the query, best first, skipping {@code offset}, at most {@code limit}. A hit
+     * whose best message was deleted between the ranking and its snippet is left out.
+     */
     default List<ThreadSearchHit> search(String ownerId, SearchQuery query, int offset, int limit) {
         String expression = expression(query);
         List<Match> matches = matches(expression, ownerId, offset, limit);
-        List<Match> inMessages = new ArrayList<>();
-        List<Match> inTitles = new ArrayList<>();
+        List<String> inMessages = new ArrayList<>();
+        List<String> inTitles = new ArrayList<>();
         for (Match match : matches) {
-            (match.messageId() == null ? inTitles : inMessages).add(match);
+            if (match.inTitle()) {
+                inTitles.add(match.thread().id());
+            } else {
+                inMessages.add(match.best());
+            }
         }
-        Map<String, String> snippets = new HashMap<>();
+        Map<String, Snippet> messages = new HashMap<>();
+        Map<String, Snippet> titles = new HashMap<>();
         if (!inMessages.isEmpty()) {
-            messageSnippets(expression, inMessages).forEach(s -> snippets.put(s.key(), s.text()));
+            messageSnippets(expression, inMessages).forEach(s -> messages.put(s.key(), s));
         }
         if (!inTitles.isEmpty()) {
-            titleSnippets(expression, inTitles).forEach(s -> snippets.put("\u0000" + s.key(), s.text()));
+            titleSnippets(expression, inTitles).forEach(s -> titles.put(s.key(), s));
         }
         List<ThreadSearchHit> hits = new ArrayList<>(matches.size());
         for (Match match : matches) {
-            String key = match.messageId() == null ? "\u0000" + match.thread().id() : match.messageId();
-            String fallback = match.messageId() == null ? match.thread().title() : "";
-            hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(snippets.getOrDefault(key, fallback),
-                    SNIPPET_MAX), match.messageId()));
+            Snippet snippet = match.inTitle() ? titles.get(match.thread().id()) : messages.get(match.best());
+            if (match.inTitle()) {
+                String text = snippet == null || snippet.text() == null ? match.thread().title() : snippet.text();
+                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(text, SNIPPET_MAX), null));
+            } else if (snippet != null) {
+                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(snippet.text(), SNIPPET_MAX),
+                        snippet.messageId()));
+            }
         }
         return hits;
     }
@@ -89,31 +101,35 @@ public interface SearchDao {
     interface Sqlite extends SearchDao {
         /**
          * Hot: the matching documents of both indexes, summed per thread (SQLite takes the bare columns of a
-         * group from its row with the MAX: the best document), then the owner's threads, best first.
+         * group from its row with the MAX: the best document), then the owner's threads, best first. A match
+         * in a message reads its thread from the covering index {@code parley_messages_search_thread}, never
+         * the message's row, since the ranking reads every match (INDEXED BY: SQLite would take the rowid's
+         * B-tree, whose rows are the wide messages; without the index the statement fails rather than slows).
          */
-        String MATCHES = "WITH hits (thread_id, message_id, doc, score) AS ("
-                + "SELECT m.thread_id, m.id, parley_message_search.rowid, -bm25(parley_message_search) "
-                + "FROM parley_message_search JOIN parley_messages m ON m.save_order = parley_message_search.rowid "
+        String MATCHES = "WITH hits (thread_id, doc, in_title, score) AS ("
+                + "SELECT m.thread_id, parley_message_search.rowid, 0, -bm25(parley_message_search) "
+                + "FROM parley_message_search JOIN parley_messages m INDEXED BY parley_messages_search_thread "
+                + "ON m.save_order = parley_message_search.rowid "
                 + "WHERE parley_message_search MATCH :expression "
                 + "UNION ALL "
-                + "SELECT t.id, NULL, parley_title_search.rowid, -bm25(parley_title_search) "
+                + "SELECT t.id, parley_title_search.rowid, 1, -bm25(parley_title_search) "
                 + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
                 + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId), "
-                + "per_thread (thread_id, total, best, message_id, doc) AS ("
-                + "SELECT thread_id, SUM(score), MAX(score), message_id, doc FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.message_id, h.doc "
+                + "per_thread (thread_id, total, best_score, doc, in_title) AS ("
+                + "SELECT thread_id, SUM(score), MAX(score), doc, in_title FROM hits GROUP BY thread_id) "
+                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.doc AS best, h.in_title "
                 + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
                 + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
 
-        String MESSAGE_SNIPPETS = "SELECT m.id AS snippet_key, snippet(parley_message_search, 0, '', '', '…', "
-                + SNIPPET_WORDS + ") AS snippet "
+        String MESSAGE_SNIPPETS = "SELECT parley_message_search.rowid AS snippet_key, m.id AS message_id, "
+                + "snippet(parley_message_search, 0, '', '', '…', " + SNIPPET_WORDS + ") AS snippet "
                 + "FROM parley_message_search JOIN parley_messages m ON m.save_order = parley_message_search.rowid "
                 + "WHERE parley_message_search MATCH :expression AND parley_message_search.rowid IN (<docs>)";
 
-        String TITLE_SNIPPETS = "SELECT t.id AS snippet_key, snippet(parley_title_search, 0, '', '', '…', "
-                + SNIPPET_WORDS + ") AS snippet "
+        String TITLE_SNIPPETS = "SELECT t.id AS snippet_key, NULL AS message_id, snippet(parley_title_search, 0, '', '', "
+                + "'…', " + SNIPPET_WORDS + ") AS snippet "
                 + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
-                + "WHERE parley_title_search MATCH :expression AND parley_title_search.rowid IN (<docs>)";
+                + "WHERE parley_title_search MATCH :expression AND t.id IN (<threadIds>)";
 
         @Override
         default String expression(SearchQuery query) {
@@ -130,24 +146,20 @@ public interface SearchDao {
         @SqlQuery(MESSAGE_SNIPPETS)
         List<Snippet> messageSnippetsOf(String expression, @BindList List<Long> docs);
 
+        @Override
         @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippetsOf(String expression, @BindList List<Long> docs);
+        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
 
         @Override
-        default List<Snippet> messageSnippets(String expression, List<Match> matches) {
-            return messageSnippetsOf(expression, matches.stream().map(Match::doc).toList());
-        }
-
-        @Override
-        default List<Snippet> titleSnippets(String expression, List<Match> matches) {
-            return titleSnippetsOf(expression, matches.stream().map(Match::doc).toList());
+        default List<Snippet> messageSnippets(String expression, List<String> bests) {
+            return messageSnippetsOf(expression, bests.stream().map(Long::valueOf).toList());
         }
     }
 
     /**
      * PostgreSQL: a {@code tsquery} literal ({@code 'lisbon':* & 'day' <-> 'in' <-> 'lisbon'}), cast rather than
      * parsed (the vectors hold the same words, see {@link SearchText#vector}), ranked by ts_rank; snippets by
-     * ts_headline with the {@code simple} configuration, plain text.
+     * ts_headline with the {@code simple} configuration, plain text, of the text in the message's body.
      */
     interface Postgres extends SearchDao {
         /** Hot: the matching documents of both GIN indexes, summed per thread, then the owner's threads, best first. */
@@ -158,21 +170,23 @@ public interface SearchDao {
                 + "SELECT t.id, NULL, ts_rank(t.title_vector, CAST(:expression AS tsquery)) "
                 + "FROM parley_threads t WHERE t.title_vector @@ CAST(:expression AS tsquery) AND t.owner_id = :ownerId), "
                 + "per_thread AS (SELECT thread_id, SUM(score) AS total, "
-                + "(array_agg(message_id ORDER BY score DESC))[1] AS message_id FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.message_id, 0 AS doc "
+                + "(array_agg(message_id ORDER BY score DESC))[1] AS best FROM hits GROUP BY thread_id) "
+                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.best, h.best IS NULL AS in_title "
                 + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
                 + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
 
         String HEADLINE_OPTIONS = "'MaxWords=" + SNIPPET_WORDS + ", MinWords=" + SNIPPET_WORDS / 2
                 + ", ShortWord=0, MaxFragments=1, FragmentDelimiter=\" … \", StartSel=\"\", StopSel=\"\"'";
 
-        String MESSAGE_SNIPPETS = "SELECT id AS snippet_key, ts_headline('simple', search_text, "
+        /** The text is read from the body (JSON escapes a NUL, which PostgreSQL's text cannot hold: read as U+FFFD). */
+        String MESSAGE_SNIPPETS = "SELECT id AS snippet_key, id AS message_id, ts_headline('simple', "
+                + "left(replace(body, '\\u0000', '\\uFFFD')::json ->> 'text', " + SearchText.MAX_CHARS + "), "
                 + "CAST(:expression AS tsquery), " + HEADLINE_OPTIONS + ") AS snippet "
                 + "FROM parley_messages WHERE id IN (<ids>)";
 
-        String TITLE_SNIPPETS = "SELECT id AS snippet_key, ts_headline('simple', title, "
+        String TITLE_SNIPPETS = "SELECT id AS snippet_key, NULL AS message_id, ts_headline('simple', title, "
                 + "CAST(:expression AS tsquery), " + HEADLINE_OPTIONS + ") AS snippet "
-                + "FROM parley_threads WHERE id IN (<ids>)";
+                + "FROM parley_threads WHERE id IN (<threadIds>)";
 
         @Override
         default String expression(SearchQuery query) {
@@ -188,45 +202,37 @@ public interface SearchDao {
         @SqlQuery(MATCHES)
         List<Match> matches(String expression, String ownerId, int offset, int limit);
 
+        @Override
         @SqlQuery(MESSAGE_SNIPPETS)
-        List<Snippet> messageSnippetsOf(String expression, @BindList List<String> ids);
+        List<Snippet> messageSnippets(String expression, @BindList("ids") List<String> bests);
 
+        @Override
         @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippetsOf(String expression, @BindList List<String> ids);
-
-        @Override
-        default List<Snippet> messageSnippets(String expression, List<Match> matches) {
-            return messageSnippetsOf(expression, matches.stream().map(Match::messageId).toList());
-        }
-
-        @Override
-        default List<Snippet> titleSnippets(String expression, List<Match> matches) {
-            return titleSnippetsOf(expression, matches.stream().map(m -> m.thread().id()).toList());
-        }
+        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
     }
 
     /**
-     * A matching thread with its score and its best document: a message (its id; on SQLite also its FTS
-     * rowid) or, with no message id, the title.
+     * A matching thread with its score and its best text: in its title ({@code inTitle}), or in a message, which
+     * {@code best} names for {@link #messageSnippets} (SQLite: the text's FTS rowid; PostgreSQL: the message id).
      */
-    record Match(ChatThread thread, double score, @Nullable String messageId, long doc) {
+    record Match(ChatThread thread, double score, @Nullable String best, boolean inTitle) {
         public static final class Mapper implements RowMapper<Match> {
             private final ThreadDao.Mapper threads = new ThreadDao.Mapper();
 
             @Override
             public Match map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Match(threads.map(rs, ctx), rs.getDouble("total"), rs.getString("message_id"),
-                        rs.getLong("doc"));
+                return new Match(threads.map(rs, ctx), rs.getDouble("total"), rs.getString("best"),
+                        rs.getBoolean("in_title"));
             }
         }
     }
 
-    /** A snippet of a message (by its id) or of a title (by its thread's id). */
-    record Snippet(String key, @Nullable String text) {
+    /** A snippet of a message (by {@link Match#best}, with the message's id) or of a title (by its thread's id). */
+    record Snippet(String key, @Nullable String messageId, @Nullable String text) {
         public static final class Mapper implements RowMapper<Snippet> {
             @Override
             public Snippet map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Snippet(rs.getString("snippet_key"), rs.getString("snippet"));
+                return new Snippet(rs.getString("snippet_key"), rs.getString("message_id"), rs.getString("snippet"));
             }
         }
     }

@@ -7,14 +7,13 @@ ALTER TABLE parley_threads
     ADD COLUMN session_head_id TEXT,
     ADD COLUMN title_vector    tsvector;
 
--- Messages: the id the sending client gave a user message (once per thread); the plain text a search finds
--- (a user's or an assistant's text, NULL for steps) and its search vector; and each top-level message's
+-- Messages: the id the sending client gave a user message (once per thread); the search vector of a user's
+-- or an assistant's text (NULL for steps; the text itself is in the body); and each top-level message's
 -- place in its thread's tree: its depth (0 for a first message) and a jump pointer to an ancestor (the
 -- message itself for a first message) with that ancestor's depth, chosen so that any ancestor is reached in
 -- O(log depth) steps.
 ALTER TABLE parley_messages
     ADD COLUMN client_message_id TEXT,
-    ADD COLUMN search_text       TEXT,
     ADD COLUMN search_vector     tsvector,
     ADD COLUMN branch_depth      INTEGER,
     ADD COLUMN branch_jump       TEXT,
@@ -49,14 +48,19 @@ WHERE m.id = tree.id;
 ALTER TABLE parley_runs ADD COLUMN events_compacted_at BIGINT;
 CREATE INDEX parley_runs_to_compact ON parley_runs (finished_at, save_order) WHERE events_compacted_at IS NULL;
 
--- Search: tsvectors of the messages' search_text and the threads' titles, each with a GIN index. The store
--- builds each vector itself from the words of the text (runs of letters and digits, lower-cased: the words
--- of chat-core's SearchQuery; PostgreSQL's parser would keep "src/config.yml" or an e-mail address as one
--- token) and stores it with the row. The rows stored before this version get theirs from to_tsvector with
--- the 'simple' configuration (no stemming, no stop words), which differs only inside such tokens. (JSON
--- escapes a NUL as \u0000, which PostgreSQL's text cannot hold: read as U+FFFD.)
+-- Search: tsvectors of the messages' texts and the threads' titles, each with a GIN index. The store builds
+-- each vector itself from the words of the text (runs of letters and digits, lower-cased: the words of
+-- chat-core's SearchQuery; PostgreSQL's parser would keep "src/config.yml" or an e-mail address as one
+-- token) and writes it with the row. A search ranks every matching text by its vector, so the vectors stay
+-- in the row (STORAGE MAIN: compressed if need be, moved out of line only after the body): read from the
+-- TOAST table, ranking a common word cost three times as much. The rows stored before this version get
+-- their vectors from to_tsvector with the 'simple' configuration (no stemming, no stop words), which
+-- differs only inside such tokens. (JSON escapes a NUL as \u0000, which PostgreSQL's text cannot hold: read
+-- as U+FFFD.)
+ALTER TABLE parley_messages ALTER COLUMN search_vector SET STORAGE MAIN;
+
 UPDATE parley_messages m
-SET search_text = s.text, search_vector = to_tsvector('simple', s.text)
+SET search_vector = to_tsvector('simple', s.text)
 FROM (SELECT id, NULLIF(left(replace(body, '\u0000', '\uFFFD')::json ->> 'text', 100000), '') AS text
       FROM parley_messages WHERE kind IN ('user', 'assistant')) s
 WHERE m.id = s.id AND s.text IS NOT NULL;

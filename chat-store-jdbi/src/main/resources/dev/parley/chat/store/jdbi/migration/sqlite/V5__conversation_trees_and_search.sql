@@ -94,6 +94,10 @@ SELECT save_order, search_text FROM parley_messages WHERE search_text IS NOT NUL
 INSERT INTO parley_title_search (rowid, title)
 SELECT save_order, title FROM parley_threads WHERE title IS NOT NULL;
 
+-- a matching text's thread, read without the message's wide row (the ranking sums per thread over every
+-- match); not partial, so that it covers the lookup
+CREATE INDEX parley_messages_search_thread ON parley_messages (save_order, thread_id);
+
 CREATE TRIGGER parley_messages_search_insert AFTER INSERT ON parley_messages
 WHEN new.search_text IS NOT NULL BEGIN
     INSERT INTO parley_message_search (rowid, search_text) VALUES (new.save_order, new.search_text);
