@@ -312,7 +312,7 @@ public class ParleyProperties {
             return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
                     messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(),
-                    clientToolTimeout);
+                    clientToolTimeout, defaults.historyMessages(), defaults.historyCharacters());
         }
     }
 
