@@ -1,6 +1,7 @@
 package dev.parley.chat.engine;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
@@ -48,6 +49,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -182,6 +184,35 @@ public final class ChatEngine implements AutoCloseable {
                 ThreadStatus.ACTIVE, now, now);
         store.createThread(thread);
         return thread;
+    }
+
+    /**
+     * The caller's thread {@code threadId}, created with that id (and no title, model or skill) if no thread
+     * has it: for clients that name their own conversations, such as AG-UI's {@code threadId}. Safe to call
+     * concurrently with the same id: one thread is created.
+     *
+     * @throws ChatException NOT_FOUND if another owner's thread has the id; INVALID_INPUT for an id that is
+     *     blank, longer than 200 characters or holds control characters
+     */
+    public ChatThread openThread(String ownerId, String threadId) {
+        RequestChecks.owner(ownerId);
+        RequestChecks.optionalField(threadId, "threadId");
+        if (threadId == null || threadId.chars().anyMatch(Character::isISOControl)) {
+            throw ChatException.invalidInput("threadId must be 1 to " + RequestChecks.MAX_FIELD_LENGTH
+                    + " characters without control characters");
+        }
+        Optional<ChatThread> existing = store.findThread(threadId);
+        if (existing.isEmpty()) {
+            Instant now = ctx.now();
+            try {
+                store.createThread(new ChatThread(threadId, ownerId, null, null, null, null, ThreadStatus.ACTIVE, now, now));
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT) {
+                    throw e;
+                }
+            }
+        }
+        return ownedThread(ownerId, threadId);
     }
 
     /**
