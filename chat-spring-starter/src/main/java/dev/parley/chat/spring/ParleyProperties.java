@@ -114,6 +114,12 @@ public class ParleyProperties {
          * response completes and the client reconnects with its cursor). No thread waits meanwhile.
          */
         private Duration streamWriteTimeout = Duration.ofSeconds(30);
+        /** The AG-UI endpoint (docs/ag-ui.md). */
+        private final AgUi agui = new AgUi();
+
+        public AgUi getAgui() {
+            return agui;
+        }
 
         public boolean isEnabled() {
             return enabled;
@@ -161,6 +167,30 @@ public class ParleyProperties {
 
         public void setStreamWriteTimeout(Duration streamWriteTimeout) {
             this.streamWriteTimeout = streamWriteTimeout;
+        }
+    }
+
+    /** The AG-UI endpoint: CopilotKit and other AG-UI clients run Parley threads through it. */
+    public static class AgUi {
+        /** Whether to expose the AG-UI endpoint (with the other endpoints, see {@code parley.web.enabled}). */
+        private boolean enabled = true;
+        /** Its path under {@code parley.web.base-path}. */
+        private String path = "/agui";
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
         }
     }
 

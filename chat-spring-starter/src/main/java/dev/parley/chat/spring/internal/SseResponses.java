@@ -20,6 +20,12 @@ public final class SseResponses {
      */
     public static void start(HttpServletRequest request, HttpServletResponse response, Flow.Publisher<RunEvent> events,
             SseStreams streams) throws IOException {
-        SseRunStream.start(request, response, events, streams);
+        SseRunStream.start(request, response, events, streams, SseFrames.runEvents());
+    }
+
+    /** As {@link #start(HttpServletRequest, HttpServletResponse, Flow.Publisher, SseStreams)}, written by {@code frames}. */
+    public static void start(HttpServletRequest request, HttpServletResponse response, Flow.Publisher<RunEvent> events,
+            SseStreams streams, SseFrames frames) throws IOException {
+        SseRunStream.start(request, response, events, streams, frames);
     }
 }

@@ -3,7 +3,6 @@ package dev.parley.chat.spring.internal;
 import dev.parley.chat.engine.BatchingSubscriber;
 import dev.parley.chat.engine.SlowConsumerException;
 import dev.parley.chat.event.RunEvent;
-import dev.parley.chat.json.ChatJson;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -63,6 +62,7 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
     private static final byte[] PING = ":ping\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final SseStreams streams;
+    private final SseFrames frames;
     private final AsyncContext async;
     private final ServletOutputStream out;
     private final int limit;
@@ -92,13 +92,15 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
     private boolean blocked;
     private long blockedSince;
 
-    private SseRunStream(SseStreams streams, AsyncContext async, ServletOutputStream out) {
+    private SseRunStream(SseStreams streams, SseFrames frames, AsyncContext async, ServletOutputStream out) {
         this.streams = streams;
+        this.frames = frames;
         this.async = async;
         this.out = out;
         this.limit = streams.bufferLimit();
         this.sealChars = Math.min(FLUSH_CHARS, limit / 4);
         this.eventChars = limit / 16;
+        pending.append(frames.prelude());
     }
 
     /**
@@ -109,7 +111,7 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
      * @throws IllegalStateException if the request does not support asynchronous processing
      */
     static void start(HttpServletRequest request, HttpServletResponse response, Flow.Publisher<RunEvent> events,
-            SseStreams streams) throws IOException {
+            SseStreams streams, SseFrames frames) throws IOException {
         response.setStatus(HttpServletResponse.SC_OK);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
@@ -117,7 +119,7 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
         response.setHeader("X-Accel-Buffering", "no");
         AsyncContext async = request.startAsync(request, response);
         async.setTimeout(0);
-        SseRunStream stream = new SseRunStream(streams, async, response.getOutputStream());
+        SseRunStream stream = new SseRunStream(streams, frames, async, response.getOutputStream());
         Connection connection = stream.new Connection();
         async.addListener(connection);
         stream.out.setWriteListener(connection);
@@ -148,22 +150,25 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
 
     @Override
     public void onNext(RunEvent event) {
-        String json = ChatJson.shared().write(event);
         boolean overflow = false;
         boolean written = true;
+        boolean ended = false;
         long more = 0;
         synchronized (lock) {
-            if (closed.get()) {
+            if (closed.get() || finishing) {
                 return;
             }
+            String text = frames.frame(event);
             outstanding--;
-            eventChars = Math.max(json.length() + 40, eventChars - eventChars / 16);
+            eventChars = Math.max(text.length(), eventChars - eventChars / 16);
             long before = buffered();
-            if (before >= limit / 2 && before + json.length() > limit) {
+            if (before >= limit / 2 && before + text.length() > limit) {
                 overflow = true;
+            } else if (frames.ended()) {
+                pending.append(text);
+                ended = true;
             } else {
-                pending.append("id:").append(event.seq()).append("\nevent:").append(event.type())
-                        .append("\ndata:").append(json).append("\n\n");
+                pending.append(text);
                 if (pending.length() >= sealChars) {
                     seal();
                     written = drain();
@@ -173,6 +178,8 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
         }
         if (overflow) {
             cut("its client reads slower than the run writes and the stream's buffer is full");
+        } else if (ended) {
+            endEarly();
         } else if (!written) {
             clientGone(true);
         } else {
@@ -183,16 +190,23 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
     @Override
     public void onBatchEnd() {
         boolean written;
-        long more;
+        boolean ended;
+        long more = 0;
         synchronized (lock) {
-            if (closed.get()) {
+            if (closed.get() || finishing) {
                 return;
             }
+            pending.append(frames.batchEnd());
+            ended = frames.ended();
             seal();
-            written = drain();
-            more = demand();
+            written = ended || drain();
+            if (!ended) {
+                more = demand();
+            }
         }
-        if (!written) {
+        if (ended) {
+            endEarly();
+        } else if (!written) {
             clientGone(true);
         } else {
             request(more);
@@ -205,6 +219,20 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
             log.debug("SSE client fell behind; closing so it reconnects: {}", error.getMessage());
         } else {
             log.warn("A run's event stream failed; closing the SSE response", error);
+        }
+        synchronized (lock) {
+            if (!closed.get() && !finishing) {
+                pending.append(frames.failed(error));
+            }
+        }
+        finish();
+    }
+
+    /** The frames ended before the run did: stop listening to the run, write what is left and complete. */
+    private void endEarly() {
+        Flow.Subscription s = subscription;
+        if (s != null) {
+            s.cancel();
         }
         finish();
     }
@@ -444,7 +472,14 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
     /** The client went away or the response ended: stop listening; the run goes on. */
     private void clientGone(boolean completeResponse) {
         if (closed.compareAndSet(false, true)) {
+            boolean left;
+            synchronized (lock) {
+                left = !frames.ended();
+            }
             release();
+            if (left) {
+                frames.clientLeft();
+            }
             if (completeResponse) {
                 completeResponse();
             }

@@ -1,0 +1,276 @@
+package dev.parley.chat.spring.internal.agui;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.RunState;
+import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.input.ApprovalAnswer;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.ClientToolRequest;
+import dev.parley.chat.input.InputAnswer;
+import dev.parley.chat.input.InputKind;
+import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.UserMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What an AG-UI input asks of Parley, done: a new turn (or an edit), answers to interrupts ({@code resume}),
+ * results of the page's tools (trailing {@code tool} messages), or a re-join of a run already started by the
+ * same user message. The result names the Parley run whose events answer the request.
+ *
+ * <p>Thread-safe (stateless besides the engine).
+ */
+final class AgUiTurns {
+    /** How long a new turn waits for a thread whose run this request just stopped to become free. */
+    private static final long FREE_WAIT_MILLIS = 5_000;
+
+    private final ChatEngine engine;
+
+    AgUiTurns(ChatEngine engine) {
+        this.engine = engine;
+    }
+
+    /** The Parley run to stream, and what the frames need to know about it. */
+    record Plan(String runId, String assistantMessageId, ArrayNode snapshot, long planSeq, Set<String> stillPending,
+            Set<String> answeredNow, boolean cancelExpected) {
+    }
+
+    /** A request Parley refuses after reading it: answered with a lone {@code RUN_ERROR}. */
+    static final class Refused extends RuntimeException {
+        private final String code;
+
+        Refused(String code, String message) {
+            super(message, null, false, false);
+            this.code = code;
+        }
+
+        String code() {
+            return code;
+        }
+    }
+
+    /**
+     * Carries out the input for the caller.
+     *
+     * @throws ChatException NOT_FOUND for another owner's thread; INVALID_INPUT for input of the wrong shape
+     *     (nothing changed)
+     * @throws Refused for input Parley cannot act on: history the thread does not have, open interrupts left
+     *     unanswered, a busy thread, nothing to answer
+     */
+    Plan plan(String ownerId, AgUiInput input) {
+        engine.openThread(ownerId, input.threadId());
+        AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
+        Optional<RunState> latest = history.latestRunId().map(id -> engine.state(ownerId, id));
+        try {
+            if (!input.resume().isEmpty() || (!input.trailingToolResults().isEmpty() && waiting(latest))) {
+                return answer(ownerId, input, history, latest.orElseThrow(() -> new Refused("NOT_FOUND",
+                        "the thread has no run waiting for the answers in this input")));
+            }
+            AgUiInput.Message user = input.trailingUser();
+            if (user == null) {
+                throw new Refused("INVALID_INPUT", "the input ends with neither a user message nor tool results"
+                        + " and answers no interrupt: there is nothing to run");
+            }
+            return turn(ownerId, input, history, latest, user);
+        } catch (ChatException e) {
+            if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_INPUT) {
+                throw e;
+            }
+            throw new Refused(e.code().name(), e.getMessage());
+        }
+    }
+
+    private static boolean waiting(Optional<RunState> latest) {
+        return latest.map(s -> s.run().status() == RunStatus.WAITING_FOR_INPUT).orElse(false);
+    }
+
+    // ------------------------------------------------------------------ a user message
+
+    private Plan turn(String ownerId, AgUiInput input, AgUiHistory history, Optional<RunState> latest,
+            AgUiInput.Message user) {
+        Optional<UserMessage> known = history.user(user.id());
+        if (known.isPresent()) {
+            return stream(ownerId, input, known.get().runId(), Set.of(), false);
+        }
+        List<String> stored = history.userMessages().stream().map(AgUiHistory::agUiId).toList();
+        List<String> sent = input.messages().stream().filter(AgUiInput.Message::isUser).map(AgUiInput.Message::id)
+                .filter(id -> !id.equals(user.id())).toList();
+        if (!stored.subList(0, Math.min(sent.size(), stored.size())).equals(sent)) {
+            String missing = sent.stream().filter(id -> !stored.contains(id)).findFirst().orElse(sent.get(0));
+            throw new Refused("HISTORY_MISMATCH", "thread " + input.threadId() + " does not hold the history this"
+                    + " input sends (message " + missing + " is not on its active branch, or in another order);"
+                    + " AG-UI cannot add past messages to a thread: start a new thread for a different history");
+        }
+        if (waiting(latest) && latest.get().pendingInputs().stream().anyMatch(p -> p.kind() != InputKind.CLIENT_TOOL)) {
+            throw new Refused("INTERRUPT_PENDING", "the thread's run waits for the answer to interrupt "
+                    + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
+        }
+        StartRun request = new StartRun(user.text(), null, null, null, runContext(input)).withClientTools(input.tools())
+                .withClientMessageId(user.id());
+        String editedId = sent.size() < stored.size() ? history.userMessages().get(sent.size()).id() : null;
+        stopAbandoned(ownerId, latest);
+        RunTicket ticket = startWhenFree(() -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
+                : engine.editMessage(ownerId, editedId, request));
+        return stream(ownerId, input, ticket.runId(), Set.of(), false);
+    }
+
+    /**
+     * AG-UI clients run one run of a thread at a time and stop one by dropping its stream: a new message
+     * while the thread's run is still working means the client let that run go. It is stopped (its partial
+     * answer kept), so that the thread is free for the new message even before the server notices the drop;
+     * so is a run that waits only for the page's tools, which the client chose not to run.
+     */
+    private void stopAbandoned(String ownerId, Optional<RunState> latest) {
+        latest.filter(s -> !s.run().status().isTerminal()).ifPresent(s -> engine.cancel(ownerId, s.run().id()));
+    }
+
+    private interface Start {
+        RunTicket start();
+    }
+
+    private static RunTicket startWhenFree(Start start) {
+        long deadline = System.nanoTime() + FREE_WAIT_MILLIS * 1_000_000;
+        while (true) {
+            try {
+                return start.start();
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw ChatException.conflict("interrupted while waiting for the thread to become free");
+            }
+        }
+    }
+
+    private static Map<String, Object> runContext(AgUiInput input) {
+        return input.context().isEmpty() ? Map.of() : Map.of("agui", Map.of("context", input.context()));
+    }
+
+    // ------------------------------------------------------------------ answers
+
+    private Plan answer(String ownerId, AgUiInput input, AgUiHistory history, RunState run) {
+        String runId = run.run().id();
+        Map<String, PendingInput> pending = new HashMap<>();
+        run.pendingInputs().forEach(p -> pending.put(p.inputId(), p));
+        Map<String, InputAnswer> answers = new HashMap<>();
+        boolean cancel = false;
+        for (AgUiInput.Resume resume : input.resume()) {
+            PendingInput asked = pending.get(resume.interruptId());
+            if (asked == null) {
+                continue;
+            }
+            if (asked.kind() == InputKind.CLARIFY && !resume.resolved()) {
+                cancel = true;
+            } else {
+                answers.put(asked.inputId(), answer(asked, resume));
+            }
+        }
+        for (AgUiInput.Message result : input.trailingToolResults()) {
+            run.pendingInputs().stream()
+                    .filter(p -> p.request() instanceof ClientToolRequest tool && tool.executionId().equals(result.toolCallId()))
+                    .findFirst()
+                    .ifPresent(p -> answers.put(p.inputId(), new ClientToolAnswer(result.error() != null
+                            ? result.error() : result.text(), result.error() != null)));
+        }
+        if (answers.isEmpty() && !cancel && !input.resume().isEmpty() && run.pendingInputs().isEmpty()) {
+            // a retried resume: the run took these answers already; re-join it
+            return stream(ownerId, input, runId, Set.of(), false);
+        }
+        if (answers.isEmpty() && !cancel) {
+            throw new Refused("NOT_FOUND", "no interrupt or tool call this input answers is pending on thread "
+                    + input.threadId());
+        }
+        Set<String> stillPending = new LinkedHashSet<>(pending.keySet());
+        stillPending.removeAll(answers.keySet());
+        for (Map.Entry<String, InputAnswer> entry : answers.entrySet()) {
+            engine.answer(ownerId, runId, entry.getKey(), entry.getValue());
+        }
+        if (cancel) {
+            engine.cancel(ownerId, runId);
+        }
+        return new Plan(runId, run.run().assistantMessageId(), history.snapshot(runId, ownMessages(input)),
+                run.lastSeq(), stillPending, answers.keySet(), cancel);
+    }
+
+    /**
+     * The answer a resume entry gives: for a clarify, the payload's text (a string, an array of strings, or
+     * {@code {answer}}); for an approval, its decision (a decision name, true/false, or {@code {decision,
+     * editedArguments?}}), deny when cancelled; for a client tool, the payload as its result.
+     *
+     * @throws ChatException INVALID_INPUT for a payload of the wrong shape
+     */
+    private static InputAnswer answer(PendingInput asked, AgUiInput.Resume resume) {
+        JsonNode payload = resume.payload();
+        switch (asked.kind()) {
+            case CLARIFY -> {
+                JsonNode answer = payload != null && payload.isObject() ? payload.get("answer") : payload;
+                List<String> texts = new ArrayList<>();
+                if (answer != null && answer.isTextual()) {
+                    texts.add(answer.asText());
+                } else if (answer != null && answer.isArray()) {
+                    answer.forEach(a -> texts.add(a.asText()));
+                } else {
+                    throw ChatException.invalidInput("the answer to interrupt " + asked.inputId()
+                            + " is a string, an array of strings or {answer}");
+                }
+                return new ClarifyAnswer(texts);
+            }
+            case APPROVAL -> {
+                if (!resume.resolved()) {
+                    return ApprovalAnswer.of(ApprovalDecision.DENY);
+                }
+                if (payload != null && payload.isBoolean()) {
+                    return ApprovalAnswer.of(payload.asBoolean() ? ApprovalDecision.ALLOW_ONCE : ApprovalDecision.DENY);
+                }
+                JsonNode decision = payload != null && payload.isObject() ? payload.get("decision") : payload;
+                JsonNode edited = payload != null && payload.isObject() ? payload.get("editedArguments") : null;
+                for (ApprovalDecision d : ApprovalDecision.values()) {
+                    if (decision != null && decision.isTextual() && d.wireName().equals(decision.asText())) {
+                        return new ApprovalAnswer(d, edited == null || edited.isNull() ? null
+                                : edited.isTextual() ? edited.asText() : edited.toString());
+                    }
+                }
+                throw ChatException.invalidInput("the answer to interrupt " + asked.inputId()
+                        + " is {decision} with a decision of its responseSchema, or true/false");
+            }
+            default -> {
+                String result = payload == null ? "" : payload.isTextual() ? payload.asText() : payload.toString();
+                return resume.resolved() ? new ClientToolAnswer(result, false)
+                        : new ClientToolAnswer("the person cancelled the tool", true);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ streaming
+
+    private Plan stream(String ownerId, AgUiInput input, String runId, Set<String> answered, boolean cancel) {
+        RunState state = engine.state(ownerId, runId);
+        AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
+        Set<String> pending = new LinkedHashSet<>();
+        state.pendingInputs().forEach(p -> pending.add(p.inputId()));
+        return new Plan(runId, state.run().assistantMessageId(), history.snapshot(runId, ownMessages(input)),
+                state.lastSeq(), pending, answered, cancel);
+    }
+
+    private static List<AgUiInput.Message> ownMessages(AgUiInput input) {
+        return input.messages().stream().filter(m -> m.role().equals("system") || m.role().equals("developer")).toList();
+    }
+}

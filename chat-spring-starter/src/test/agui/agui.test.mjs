@@ -1,0 +1,247 @@
+// Drives Parley's AG-UI endpoint with an official @ag-ui/client (the package named by AGUI_CLIENT), through
+// the client's own event verifier and message handling. Run by AgUiClientsNodeTest inside mvn verify.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+
+const pkg = process.env.AGUI_CLIENT;
+const endpoint = process.env.PARLEY_AGUI_URL;
+const base = process.env.PARLEY_BASE_URL;
+const { HttpAgent } = await import(pkg);
+
+const OWNER = 'agui-' + randomUUID();
+
+function agent(owner = OWNER, threadId = randomUUID()) {
+  return new HttpAgent({ url: endpoint, threadId, headers: { 'X-Parley-Owner': owner } });
+}
+
+/** Runs the agent and records every event it applied; fails the test on a run error. */
+async function run(a, params = {}) {
+  const events = [];
+  const result = await a.runAgent(params, {
+    onEvent: ({ event }) => { events.push(event); },
+  });
+  return { events, result };
+}
+
+function say(a, text, id = randomUUID()) {
+  a.addMessage({ id, role: 'user', content: text });
+  return id;
+}
+
+/** Every START of the response is closed before its final event, and no id is started twice. */
+function assertWellFormed(events, threadId, runId) {
+  assert.equal(events[0].type, 'RUN_STARTED');
+  assert.equal(events[0].threadId, threadId);
+  assert.equal(events[0].runId, runId);
+  const last = events[events.length - 1];
+  assert.ok(['RUN_FINISHED', 'RUN_ERROR'].includes(last.type), 'ends with RUN_FINISHED or RUN_ERROR: ' + last.type);
+  const open = new Set();
+  const started = new Set();
+  for (const e of events) {
+    const id = e.messageId ?? e.toolCallId;
+    const kind = e.type.startsWith('TOOL_CALL') ? 'tool' : e.type.startsWith('REASONING') ? 'reasoning' : 'text';
+    if (['TEXT_MESSAGE_START', 'TOOL_CALL_START', 'REASONING_MESSAGE_START'].includes(e.type)) {
+      assert.ok(!started.has(kind + id), 'no id started twice: ' + id);
+      started.add(kind + id);
+      open.add(kind + id);
+    }
+    if (['TEXT_MESSAGE_END', 'TOOL_CALL_END', 'REASONING_MESSAGE_END'].includes(e.type)) {
+      assert.ok(open.delete(kind + id), e.type + ' closes an open ' + id);
+    }
+  }
+  assert.deepEqual([...open], [], 'every START is closed');
+}
+
+async function parley(path, owner = OWNER) {
+  const response = await fetch(base + path, { headers: { 'X-Parley-Owner': owner } });
+  assert.equal(response.status, 200, path);
+  return response.json();
+}
+
+function types(events) {
+  return events.map((e) => e.type);
+}
+
+test('a plain answer: text, reasoning and usage, the client keeping its own message id', async () => {
+  const a = agent();
+  const userId = say(a, 'hello');
+  const { events } = await run(a, { runId: 'run-plain' });
+  assertWellFormed(events, a.threadId, 'run-plain');
+  const seen = types(events);
+  for (const t of ['MESSAGES_SNAPSHOT', 'REASONING_START', 'REASONING_MESSAGE_CONTENT', 'REASONING_END',
+    'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED']) {
+    assert.ok(seen.includes(t), 'sends ' + t + ' in ' + seen.join(','));
+  }
+  const finished = events.at(-1);
+  assert.equal(finished.usage[0].totalTokens, 19);
+  assert.equal(finished.outcome, undefined);
+  const users = a.messages.filter((m) => m.role === 'user');
+  assert.deepEqual(users.map((m) => m.id), [userId]);
+  const answer = a.messages.find((m) => m.role === 'assistant');
+  assert.equal(answer.content, 'Hello from the scripted runtime.');
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.thread.id, a.threadId);
+  const stored = thread.messages.filter((m) => m.type === 'user');
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0].clientMessageId, userId);
+});
+
+test('two turns share the thread and no message is stored or shown twice', async () => {
+  const a = agent();
+  const first = say(a, 'hello');
+  await run(a);
+  const second = say(a, 'hello again');
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  const ids = a.messages.map((m) => m.id);
+  assert.equal(new Set(ids).size, ids.length, 'no duplicate ids: ' + ids);
+  assert.deepEqual(a.messages.filter((m) => m.role === 'user').map((m) => m.id), [first, second]);
+  assert.equal(a.messages.filter((m) => m.role === 'assistant').length, 2);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'user').length, 2);
+  assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 2);
+});
+
+test('a retried input (the same runId and message) starts no second run', async () => {
+  const a = agent();
+  say(a, 'hello');
+  const input = { runId: 'retry-' + randomUUID() };
+  await run(a, input);
+  const again = agent(OWNER, a.threadId);
+  a.messages.filter((m) => m.role === 'user').forEach((m) => again.addMessage(m));
+  const { events } = await run(again, input);
+  assertWellFormed(events, a.threadId, input.runId);
+  assert.equal(again.messages.filter((m) => m.role === 'assistant').at(-1).content, 'Hello from the scripted runtime.');
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 1);
+});
+
+test('a tool call with its result, and the todo list as state', async () => {
+  const a = agent();
+  say(a, 'use tools');
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  const seen = types(events);
+  const start = seen.indexOf('TOOL_CALL_START');
+  assert.ok(start >= 0 && seen.indexOf('TOOL_CALL_ARGS') > start && seen.indexOf('TOOL_CALL_END') > start
+    && seen.indexOf('TOOL_CALL_RESULT') > seen.indexOf('TOOL_CALL_END'), seen.join(','));
+  assert.ok(seen.includes('STATE_SNAPSHOT') && seen.includes('STATE_DELTA'), seen.join(','));
+  const call = a.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+  assert.equal(call.toolCalls[0].function.name, 'web_search');
+  assert.equal(call.toolCalls[0].function.arguments, '{"q":"weather"}');
+  const result = a.messages.find((m) => m.role === 'tool');
+  assert.equal(result.toolCallId, call.toolCalls[0].id);
+  assert.equal(result.content, 'sunny, 21°C');
+  assert.deepEqual(a.state.todos.map((t) => [t.content, String(t.status).toLowerCase()]),
+    [['search', 'completed'], ['answer', 'in_progress']], 'the delta updated the snapshot');
+  assert.match(a.messages.filter((m) => m.role === 'assistant').at(-1).content, /It is sunny\./);
+});
+
+test('a clarify question ends the run with an interrupt; resume answers it and the same run goes on', async () => {
+  const a = agent();
+  say(a, 'please clarify');
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  const outcome = events.at(-1).outcome;
+  assert.equal(outcome.type, 'interrupt');
+  const [interrupt] = outcome.interrupts;
+  assert.equal(interrupt.message, 'Which city?');
+  assert.deepEqual(interrupt.responseSchema.enum, ['Paris', 'Rome']);
+  assert.deepEqual(a.pendingInterrupts.map((i) => i.id), [interrupt.id]);
+  const next = await run(a, { runId: 'resume-' + randomUUID(), resume: [{ interruptId: interrupt.id, status: 'resolved', payload: 'Rome' }] });
+  assertWellFormed(next.events, a.threadId, next.events[0].runId);
+  assert.equal(next.events.at(-1).type, 'RUN_FINISHED');
+  assert.equal(next.events.at(-1).outcome, undefined);
+  assert.match(a.messages.filter((m) => m.role === 'assistant').at(-1).content, /You chose Rome\./);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 1, 'one Parley run answered both');
+});
+
+test('an approval denied through resume: the action does not run and the run goes on', async () => {
+  const a = agent();
+  say(a, 'refund 4711');
+  const { events } = await run(a);
+  const outcome = events.at(-1).outcome;
+  assert.equal(outcome.type, 'interrupt');
+  const [interrupt] = outcome.interrupts;
+  assert.equal(interrupt.reason, 'approval');
+  assert.match(interrupt.message, /4711/);
+  assert.ok(interrupt.responseSchema.properties.decision.enum.includes('deny'));
+  const next = await run(a, { resume: [{ interruptId: interrupt.id, status: 'cancelled' }] });
+  assertWellFormed(next.events, a.threadId, next.events[0].runId);
+  assert.equal(next.events.at(-1).type, 'RUN_FINISHED');
+  assert.match(a.messages.filter((m) => m.role === 'assistant').at(-1).content, /The tool failed/);
+});
+
+test('a client tool: the run ends with the call, the tool message answers it and the run goes on', async () => {
+  const a = agent();
+  const tools = [{ name: 'where_am_i', description: 'The page tells where the person is',
+    parameters: { type: 'object', properties: { zone: { type: 'string' } } } }];
+  say(a, 'client tool where_am_i');
+  const { events } = await run(a, { tools });
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_FINISHED');
+  assert.equal(events.at(-1).outcome, undefined);
+  assert.ok(!types(events).includes('TOOL_CALL_RESULT'));
+  const call = a.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length).toolCalls[0];
+  assert.equal(call.function.name, 'where_am_i');
+  a.addMessage({ id: randomUUID(), role: 'tool', toolCallId: call.id, content: 'Lisbon' });
+  const next = await run(a, { tools });
+  assertWellFormed(next.events, a.threadId, next.events[0].runId);
+  assert.equal(next.events.at(-1).type, 'RUN_FINISHED');
+  assert.match(a.messages.filter((m) => m.role === 'assistant').at(-1).content, /The page said: Lisbon/);
+});
+
+test('an abort stops the run, keeps the partial answer, and the thread takes a new message at once', async () => {
+  const a = agent();
+  say(a, 'wait for me');
+  await new Promise((resolve) => {
+    a.runAgent({}, {
+      onTextMessageContentEvent: () => { setTimeout(() => a.abortRun(), 10); },
+      onRunFailed: () => resolve(),
+    }).then(resolve, resolve);
+  });
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  const runId = thread.messages.find((m) => m.type === 'assistant').runId;
+  let state;
+  for (let i = 0; i < 100; i++) {
+    state = await parley('/runs/' + runId + '/state');
+    if (state.run.status === 'CANCELLED') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(state.run.status, 'CANCELLED');
+  const after = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.match(after.messages.find((m) => m.type === 'assistant').text, /Partial answer/);
+  say(a, 'hello');
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_FINISHED');
+  assert.equal(a.messages.filter((m) => m.role === 'assistant').at(-1).content, 'Hello from the scripted runtime.');
+});
+
+test("another owner's thread is refused with 404 and stays unchanged", async () => {
+  const mine = agent();
+  say(mine, 'hello');
+  await run(mine);
+  const intruder = agent('mallory-' + randomUUID(), mine.threadId);
+  say(intruder, 'let me in');
+  await assert.rejects(run(intruder), /HTTP 404/);
+  const thread = await parley('/sessions/' + encodeURIComponent(mine.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'user').length, 1);
+});
+
+test('history the thread does not have is a RUN_ERROR, and changes nothing', async () => {
+  const a = agent();
+  say(a, 'hello');
+  await run(a);
+  const other = agent(OWNER, a.threadId);
+  say(other, 'a message the thread never saw');
+  say(other, 'and a new one');
+  const { events } = await run(other);
+  assert.deepEqual(types(events), ['RUN_ERROR']);
+  assert.equal(events[0].code, 'HISTORY_MISMATCH');
+  assert.match(events[0].message, /does not hold the history/);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'user').length, 1);
+});
