@@ -117,6 +117,25 @@ test('a retried input (the same runId and message) starts no second run', async 
   assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 1);
 });
 
+test('a second client re-joins a run still working: the same input gets a snapshot and the whole run', async () => {
+  const a = agent();
+  const userId = say(a, 'go slow');
+  const runId = 'rejoin-' + randomUUID();
+  const first = run(a, { runId });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const b = agent(OWNER, a.threadId);
+  b.addMessage({ id: userId, role: 'user', content: 'go slow' });
+  const second = await run(b, { runId });
+  const firstDone = await first;
+  assertWellFormed(second.events, a.threadId, runId);
+  assertWellFormed(firstDone.events, a.threadId, runId);
+  const whole = Array.from({ length: 40 }, (_, i) => 's' + i + ' ').join('');
+  assert.equal(b.messages.find((m) => m.role === 'assistant').content, whole);
+  assert.equal(a.messages.find((m) => m.role === 'assistant').content, whole);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 1, 'one run for both');
+});
+
 test('a tool call with its result, and the todo list as state', async () => {
   const a = agent();
   say(a, 'use tools');
