@@ -250,6 +250,25 @@ test("another owner's thread is refused with 404 and stays unchanged", async () 
   assert.equal(thread.messages.filter((m) => m.type === 'user').length, 1);
 });
 
+test('a shorter history with a new message is an edit: a new branch beside the old one', async () => {
+  const a = agent();
+  const first = say(a, 'hello');
+  await run(a);
+  say(a, 'second question');
+  await run(a);
+  const edited = agent(OWNER, a.threadId);
+  edited.addMessage({ id: first, role: 'user', content: 'hello' });
+  const replacement = say(edited, 'another second question');
+  const { events } = await run(edited);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_FINISHED');
+  assert.deepEqual(edited.messages.filter((m) => m.role === 'user').map((m) => m.id), [first, replacement]);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  const users = thread.messages.filter((m) => m.type === 'user');
+  assert.deepEqual(users.map((m) => m.clientMessageId), [first, replacement]);
+  assert.deepEqual(thread.branches[users[1].id], { index: 1, count: 2 }, 'the old second question is kept beside');
+});
+
 test('history the thread does not have is a RUN_ERROR, and changes nothing', async () => {
   const a = agent();
   say(a, 'hello');

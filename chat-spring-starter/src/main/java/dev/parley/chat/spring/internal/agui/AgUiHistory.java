@@ -13,6 +13,7 @@ import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.UserMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -67,8 +68,8 @@ final class AgUiHistory {
 
     /**
      * The branch as AG-UI messages, leaving out what the run {@code streamedRunId} wrote (its events follow
-     * the snapshot) but keeping its user message: user messages, answers with their tool calls, and tool
-     * results. Thinking, statuses, todos and questions are not messages in AG-UI; the client's own
+     * the snapshot) but keeping its user message: user messages, answers with their tool calls (of
+     * regenerated answers the newest only), and tool results. Thinking, statuses, todos and questions are not messages in AG-UI; the client's own
      * {@code system} and {@code developer} messages ({@code keep}) come first, as the client had them.
      */
     ArrayNode snapshot(@Nullable String streamedRunId, List<AgUiInput.Message> keep) {
@@ -80,7 +81,7 @@ final class AgUiHistory {
             boolean streamed = message.runId().equals(streamedRunId);
             if (message instanceof UserMessage user) {
                 out.addObject().put("id", agUiId(user)).put("role", "user").put("content", user.text());
-            } else if (message instanceof AssistantMessage answer && !streamed) {
+            } else if (message instanceof AssistantMessage answer && !streamed && !replaced(answer)) {
                 ObjectNode entry = out.addObject().put("id", answer.id()).put("role", "assistant");
                 if (!answer.text().isEmpty()) {
                     entry.put("content", answer.text());
@@ -106,7 +107,14 @@ final class AgUiHistory {
         return out;
     }
 
-    private <T extends Message> List<T> steps(AssistantMessage answer, Class<T> kind) {
+    /** Whether a newer answer to the same user message (a regenerated variant) stands beside this one. */
+    private boolean replaced(AssistantMessage answer) {
+        int at = messages.indexOf(answer);
+        return messages.subList(at + 1, messages.size()).stream().anyMatch(m -> m instanceof AssistantMessage other
+                && Objects.equals(other.parentMessageId(), answer.parentMessageId()));
+    }
+
+        private <T extends Message> List<T> steps(AssistantMessage answer, Class<T> kind) {
         return messages.stream().filter(kind::isInstance).map(kind::cast)
                 .filter(m -> answer.id().equals(m.parentMessageId())).toList();
     }
