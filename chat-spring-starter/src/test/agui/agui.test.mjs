@@ -177,6 +177,30 @@ test('a clarify question ends the run with an interrupt; resume answers it and t
   assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 1, 'one Parley run answered both');
 });
 
+test('a clarify cancelled through resume cancels the run, which ends for this client as a success', async () => {
+  const a = agent();
+  say(a, 'clarify something');
+  const { events } = await run(a);
+  const [interrupt] = events.at(-1).outcome.interrupts;
+  const next = await run(a, { resume: [{ interruptId: interrupt.id, status: 'cancelled' }] });
+  assertWellFormed(next.events, a.threadId, next.events[0].runId);
+  assert.equal(next.events.at(-1).type, 'RUN_FINISHED');
+  assert.equal(next.events.at(-1).outcome, undefined);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  const runId = thread.messages.find((m) => m.type === 'assistant').runId;
+  assert.equal((await parley('/runs/' + runId + '/state')).run.status, 'CANCELLED');
+});
+
+test("a failing run is a RUN_ERROR with Parley's error code, after closing what it opened", async () => {
+  const a = agent();
+  say(a, 'please fail');
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_ERROR');
+  assert.equal(events.at(-1).code, 'RUNTIME_FAILED');
+  assert.match(events.at(-1).message, /500/);
+});
+
 test('an approval denied through resume: the action does not run and the run goes on', async () => {
   const a = agent();
   say(a, 'refund 4711');

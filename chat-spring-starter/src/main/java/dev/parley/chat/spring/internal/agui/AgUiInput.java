@@ -71,7 +71,8 @@ record AgUiInput(
      * Reads a {@code RunAgentInput}.
      *
      * @throws ChatException INVALID_INPUT for a missing {@code threadId}, {@code runId} or {@code messages},
-     *     a message without id or role, a user message with parts that are not text, or malformed tools
+     *     a message without id or role, a user message with parts that are not text, a trailing user message
+     *     without text, or malformed tools
      */
     static AgUiInput parse(JsonNode body) {
         String threadId = requiredString(body, "threadId");
@@ -101,6 +102,10 @@ record AgUiInput(
         JsonNode toolList = body.get("tools");
         if (toolList != null && !toolList.isNull()) {
             tools.set("clientTools", toolList);
+        }
+        if (!read.isEmpty() && read.get(read.size() - 1).isUser() && read.get(read.size() - 1).text().isBlank()) {
+            throw ChatException.invalidInput("the trailing user message " + read.get(read.size() - 1).id()
+                    + " has no text");
         }
         JsonNode state = body.get("state");
         return new AgUiInput(threadId, runId, parent != null && parent.isTextual() ? parent.asText() : null, read,

@@ -171,6 +171,7 @@ final class AgUiTurns {
         Map<String, PendingInput> pending = new HashMap<>();
         run.pendingInputs().forEach(p -> pending.put(p.inputId(), p));
         Map<String, InputAnswer> answers = new HashMap<>();
+        Set<String> settled = new LinkedHashSet<>();
         boolean cancel = false;
         for (AgUiInput.Resume resume : input.resume()) {
             PendingInput asked = pending.get(resume.interruptId());
@@ -178,6 +179,7 @@ final class AgUiTurns {
                 continue;
             }
             if (asked.kind() == InputKind.CLARIFY && !resume.resolved()) {
+                settled.add(asked.inputId());
                 cancel = true;
             } else {
                 answers.put(asked.inputId(), answer(asked, resume));
@@ -198,8 +200,9 @@ final class AgUiTurns {
             throw new Refused("NOT_FOUND", "no interrupt or tool call this input answers is pending on thread "
                     + input.threadId());
         }
+        settled.addAll(answers.keySet());
         Set<String> stillPending = new LinkedHashSet<>(pending.keySet());
-        stillPending.removeAll(answers.keySet());
+        stillPending.removeAll(settled);
         for (Map.Entry<String, InputAnswer> entry : answers.entrySet()) {
             engine.answer(ownerId, runId, entry.getKey(), entry.getValue());
         }
@@ -207,7 +210,7 @@ final class AgUiTurns {
             engine.cancel(ownerId, runId);
         }
         return new Plan(runId, run.run().assistantMessageId(), history.snapshot(runId, ownMessages(input)),
-                run.lastSeq(), stillPending, answers.keySet(), cancel);
+                run.lastSeq(), stillPending, settled, cancel);
     }
 
     /**
