@@ -22,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 record AgUiInput(
         String threadId,
         String runId,
-        @Nullable String parentRunId,
         List<Message> messages,
         List<HostToolSpec> tools,
         ObjectNode state,
@@ -77,7 +76,6 @@ record AgUiInput(
     static AgUiInput parse(JsonNode body) {
         String threadId = requiredString(body, "threadId");
         String runId = requiredString(body, "runId");
-        JsonNode parent = body.get("parentRunId");
         JsonNode messages = body.get("messages");
         if (messages == null || !messages.isArray()) {
             throw ChatException.invalidInput("a RunAgentInput has \"messages\", an array");
@@ -108,7 +106,7 @@ record AgUiInput(
                     + " has no text");
         }
         JsonNode state = body.get("state");
-        return new AgUiInput(threadId, runId, parent != null && parent.isTextual() ? parent.asText() : null, read,
+        return new AgUiInput(threadId, runId, read,
                 InputBodies.clientTools(tools), state != null && state.isObject() ? ((ObjectNode) state).deepCopy()
                         : ChatJson.shared().objectNode(), context, resume(body.get("resume")));
     }
