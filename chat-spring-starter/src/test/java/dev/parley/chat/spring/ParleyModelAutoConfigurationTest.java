@@ -194,6 +194,18 @@ class ParleyModelAutoConfigurationTest {
     }
 
     @Test
+    void badSettingsRefuseToStartNamingTheProperty() {
+        runner.withBean(StreamingChatModel.class, ParleyModelAutoConfigurationTest::langChain4jModel)
+                .withPropertyValues("parley.agent.max-iterations=0")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("parley.agent.max-iterations must be positive"));
+        runner.withBean(StreamingChatModel.class, ParleyModelAutoConfigurationTest::langChain4jModel)
+                .withPropertyValues("parley.agent.models[0].name=Nameless")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("every parley.agent.models entry needs an id"));
+    }
+
+    @Test
     void hermesConfiguredWinsOverAModelBean() {
         runner.withBean(StreamingChatModel.class, ParleyModelAutoConfigurationTest::langChain4jModel)
                 .withPropertyValues("parley.hermes.base-url=http://127.0.0.1:9")

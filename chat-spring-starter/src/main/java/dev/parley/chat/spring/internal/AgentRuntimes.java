@@ -18,11 +18,15 @@ public final class AgentRuntimes {
      *
      * @param candidates the model beans found, at most one per library, at least one
      * @throws ModelLibraryNotChosen when the library is AUTO and both libraries have a model
-     * @throws IllegalStateException when the library chosen has no model bean
+     * @throws IllegalStateException when the library chosen has no model bean, a model has no id or the iteration
+     *     budget is not positive
      */
     public static AgentLoopRuntime build(ParleyAgentProperties settings, List<ModelCandidate> candidates,
             SkillResolver skills) {
         ModelCandidate chosen = choose(settings.getLibrary(), candidates);
+        if (settings.getMaxIterations() < 1) {
+            throw new IllegalStateException("parley.agent.max-iterations must be positive, got " + settings.getMaxIterations());
+        }
         AgentLoopRuntime.Builder builder = AgentLoopRuntime.builder(chosen.client())
                 .maxIterations(settings.getMaxIterations())
                 .skills(skills);
