@@ -1,5 +1,7 @@
 package dev.parley.example;
 
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.runtime.Capability;
 import dev.parley.simulator.BridgeSimulator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,24 +10,29 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Tells the page which runtime it talks to, so it can say when it is a simulator. */
+/**
+ * Tells the page which runtime it talks to, so it can say when it is a simulator, and whether that runtime
+ * can call the page's own tool (Hermes' API server cannot).
+ */
 @RestController
 class ExampleInfoController {
     private final ObjectProvider<BridgeSimulator> simulator;
+    private final ChatEngine engine;
     private final String runtime;
     private final String openAiModel;
 
-    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator,
+    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator, ChatEngine engine,
             @Value("${parley.example.runtime:simulator}") String runtime,
             @Value("${parley.example.openai.model:llama3.2}") String openAiModel) {
         this.simulator = simulator;
+        this.engine = engine;
         this.runtime = runtime;
         this.openAiModel = openAiModel;
     }
 
     @GetMapping("/api/example/info")
-    Map<String, String> info() {
-        Map<String, String> info = new LinkedHashMap<>();
+    Map<String, Object> info() {
+        Map<String, Object> info = new LinkedHashMap<>();
         if (runtime.equals("openai")) {
             info.put("runtime", "openai");
             info.put("description", "Parley's agent loop on " + openAiModel
@@ -37,6 +44,7 @@ class ExampleInfoController {
             info.put("runtime", "hermes");
             info.put("description", "A Hermes runtime at parley.hermes.base-url.");
         }
+        info.put("pageTools", engine.runtime().capabilities().contains(Capability.HOST_TOOLS));
         return info;
     }
 }

@@ -72,7 +72,9 @@ class OpenAiModeTest {
                 .withBody(Sse.stream().reasoning("The user greets.").text("Hello! ", "How can I help?")
                         .finish("stop").usage(9, 6).done())));
 
-        assertThat(call("GET", "/api/example/info", null).get("runtime").asText()).isEqualTo("openai");
+        JsonNode info = call("GET", "/api/example/info", null);
+        assertThat(info.get("runtime").asText()).isEqualTo("openai");
+        assertThat(info.get("pageTools").asBoolean()).as("the agent loop calls the page's tool").isTrue();
         String session = call("POST", "/api/chat/sessions", "{}").get("id").asText();
         String runId = call("POST", "/api/chat/sessions/" + session + "/runs", "{\"message\":\"hi there\"}")
                 .get("runId").asText();
