@@ -584,7 +584,7 @@ async function start() {
   const info = await fetch('/api/example/info').then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (info) {
     const badge = $('runtime-badge');
-    badge.textContent = info.runtime === 'simulator' ? 'Simulator' : 'Hermes';
+    badge.textContent = { simulator: 'Simulator', openai: 'Model' }[info.runtime] ?? 'Hermes';
     badge.title = info.description ?? '';
     badge.hidden = false;
     $('simulator-hint').hidden = info.runtime !== 'simulator';

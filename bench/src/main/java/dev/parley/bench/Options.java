@@ -6,7 +6,8 @@ import java.util.Set;
 
 /** Command-line options of the suite. */
 final class Options {
-    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "naive", "history", "search");
+    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "naive", "history", "search",
+            "models");
 
     int events = 200_000;
     int rounds = 3;

@@ -1,5 +1,6 @@
 package dev.parley.chat.hermes;
 
+import dev.parley.chat.runtime.SkillResolver;
 import java.time.Duration;
 import java.util.Objects;
 import okhttp3.HttpUrl;

@@ -16,6 +16,7 @@ import dev.parley.chat.model.TodoItem;
 import dev.parley.chat.model.TodoStatus;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.SkillResolver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

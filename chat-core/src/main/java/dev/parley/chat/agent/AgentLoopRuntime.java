@@ -7,6 +7,7 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
+import dev.parley.chat.runtime.SkillResolver;
 import dev.parley.chat.runtime.StreamPublisher;
 import dev.parley.chat.runtime.ToolResult;
 import java.util.EnumSet;
@@ -20,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,8 +34,8 @@ import org.jspecify.annotations.Nullable;
  * {@code CONTEXT_TOO_LONG}, {@code RUNTIME_UNAVAILABLE}, …). Usage is summed over the run's calls.
  *
  * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
- * The skill names a system prompt ({@link Builder#systemPrompts}). Capabilities: host tools and cancel.
- * Thread-safe.
+ * The skill names a system prompt ({@link Builder#skills}, {@link Builder#systemPrompts}). Capabilities: host
+ * tools and cancel. Thread-safe.
  */
 public final class AgentLoopRuntime implements RuntimeAdapter {
     /** The iteration budget when neither the run nor the builder sets one. */
@@ -41,7 +43,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
     private final ModelClient client;
     private final Function<String, @Nullable String> systemPrompts;
-    private final List<SkillOption> skills;
+    private final Supplier<List<SkillOption>> skills;
     private final @Nullable List<ModelOption> models;
     private final int maxIterations;
     private final Executor executor;
@@ -106,7 +108,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
     @Override
     public List<SkillOption> skills() {
-        return skills;
+        return skills.get();
     }
 
     private static java.util.concurrent.ThreadFactory daemon() {
@@ -122,7 +124,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
     public static final class Builder {
         private final ModelClient client;
         private Function<String, @Nullable String> systemPrompts = skill -> null;
-        private List<SkillOption> skills = List.of();
+        private Supplier<List<SkillOption>> skills = List::of;
         private @Nullable List<ModelOption> models;
         private int maxIterations = DEFAULT_MAX_ITERATIONS;
         private @Nullable Executor executor;
@@ -133,8 +135,21 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
         /** The skills a person may choose from, and each one's system prompt (null for none). */
         public Builder systemPrompts(List<SkillOption> offered, Function<String, @Nullable String> promptOfSkill) {
-            this.skills = List.copyOf(offered);
+            List<SkillOption> fixed = List.copyOf(offered);
+            this.skills = () -> fixed;
             this.systemPrompts = Objects.requireNonNull(promptOfSkill, "promptOfSkill");
+            return this;
+        }
+
+        /**
+         * The skills a person may choose from and their system prompts, asked of {@code resolver} on every run
+         * and every listing (so a skills directory's edits show up without a restart). A skill the resolver
+         * refuses fails the run with the resolver's error.
+         */
+        public Builder skills(SkillResolver resolver) {
+            Objects.requireNonNull(resolver, "resolver");
+            this.skills = resolver::skills;
+            this.systemPrompts = resolver::systemPrompt;
             return this;
         }
 

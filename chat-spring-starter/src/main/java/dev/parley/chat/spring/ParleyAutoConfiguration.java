@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The {@link ChatEngine}, over the {@link RuntimeAdapter} and {@link ChatStore} beans. Without a store bean
  * the in-memory store is used (with a warning: nothing survives a restart); without a runtime bean there
- * is no engine (set {@code parley.hermes.base-url} or define a {@link RuntimeAdapter}). Every bean backs
+ * is no engine (set {@code parley.hermes.base-url}, give the application a LangChain4j or Spring AI model bean, or
+ * define a {@link RuntimeAdapter}). Every bean backs
  * off when the host defines its own. {@link EngineListener} and {@link HostAction} beans are picked up,
  * and a {@link RunCoordinator} bean makes the engine one of several instances on one store.
  */
@@ -74,7 +75,8 @@ public class ParleyAutoConfiguration {
     @ConditionalOnMissingBean(RuntimeAdapter.class)
     public SmartInitializingSingleton parleyMissingRuntimeWarning() {
         return () -> log.warn("Parley is on the classpath but has no runtime, so no chat engine was created: "
-                + "set parley.hermes.base-url, or define a RuntimeAdapter bean.");
+                + "set parley.hermes.base-url, give the application a LangChain4j StreamingChatModel or Spring AI "
+                + "ChatModel bean (with chat-adapter-langchain4j or chat-adapter-spring-ai), or define a RuntimeAdapter bean.");
     }
 
     /** Micrometer meters, when the application has a meter registry. */

@@ -6,6 +6,7 @@ import dev.parley.simulator.BridgeSimulator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -17,16 +18,26 @@ import org.springframework.web.bind.annotation.RestController;
 class ExampleInfoController {
     private final ObjectProvider<BridgeSimulator> simulator;
     private final ChatEngine engine;
+    private final String runtime;
+    private final String openAiModel;
 
-    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator, ChatEngine engine) {
+    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator, ChatEngine engine,
+            @Value("${parley.example.runtime:simulator}") String runtime,
+            @Value("${parley.example.openai.model:llama3.2}") String openAiModel) {
         this.simulator = simulator;
         this.engine = engine;
+        this.runtime = runtime;
+        this.openAiModel = openAiModel;
     }
 
     @GetMapping("/api/example/info")
     Map<String, Object> info() {
         Map<String, Object> info = new LinkedHashMap<>();
-        if (simulator.getIfAvailable() != null) {
+        if (runtime.equals("openai")) {
+            info.put("runtime", "openai");
+            info.put("description", "Parley's agent loop on " + openAiModel
+                    + " at an OpenAI-compatible server (parley.example.openai.base-url).");
+        } else if (simulator.getIfAvailable() != null) {
             info.put("runtime", "simulator");
             info.put("description", "The Hermes Bridge simulator: scripted scenarios, no model, no network.");
         } else {

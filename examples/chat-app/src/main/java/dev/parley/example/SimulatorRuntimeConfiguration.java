@@ -16,11 +16,12 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * When no real Hermes is configured ({@code parley.hermes.base-url} empty), the app starts the Bridge
- * simulator on a free loopback port and drives it through the real Hermes adapter, over real HTTP.
+ * When no real Hermes is configured ({@code parley.hermes.base-url} empty) and no real model is asked for
+ * ({@code parley.example.runtime} is not {@code openai}), the app starts the Bridge simulator on a free loopback port
+ * and drives it through the real Hermes adapter, over real HTTP.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnExpression("'${parley.hermes.base-url:}'.isBlank()")
+@ConditionalOnExpression("'${parley.hermes.base-url:}'.isBlank() and '${parley.example.runtime:simulator}' != 'openai'")
 class SimulatorRuntimeConfiguration {
 
     @Bean(destroyMethod = "close")

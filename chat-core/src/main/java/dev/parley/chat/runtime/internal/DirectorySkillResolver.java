@@ -1,8 +1,8 @@
-package dev.parley.chat.hermes.internal;
+package dev.parley.chat.runtime.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
-import dev.parley.chat.hermes.SkillResolver;
+import dev.parley.chat.runtime.SkillResolver;
 import dev.parley.chat.runtime.SkillOption;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,10 @@
-package dev.parley.chat.hermes;
+package dev.parley.chat.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
-import dev.parley.chat.runtime.SkillOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.BeforeEach;

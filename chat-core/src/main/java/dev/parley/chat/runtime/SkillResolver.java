@@ -1,14 +1,13 @@
-package dev.parley.chat.hermes;
+package dev.parley.chat.runtime;
 
 import dev.parley.chat.ChatException;
-import dev.parley.chat.hermes.internal.DirectorySkillResolver;
-import dev.parley.chat.runtime.SkillOption;
+import dev.parley.chat.runtime.internal.DirectorySkillResolver;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Turns a thread's skill into the system prompt Hermes runs with, and lists the skills a person may
- * choose from. Implementations must be thread-safe.
+ * Turns a thread's skill into the system prompt a runtime runs with (Hermes, or the agent loop over any
+ * model), and lists the skills a person may choose from. Implementations must be thread-safe.
  */
 public interface SkillResolver {
 

@@ -1,0 +1,82 @@
+package dev.parley.chat.spring;
+
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.parley.chat.agent.AgentLoopRuntime;
+import dev.parley.chat.langchain4j.LangChain4jModelClient;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.SkillResolver;
+import dev.parley.chat.spring.ParleyAgentProperties.ModelLibrary;
+import dev.parley.chat.spring.internal.AgentRuntimes;
+import dev.parley.chat.spring.internal.ModelCandidate;
+import dev.parley.chat.springai.SpringAiModelClient;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Parley's agent loop ({@link AgentLoopRuntime}) on the application's own model, when no other runtime is
+ * configured: a LangChain4j {@link StreamingChatModel} bean (with {@code chat-adapter-langchain4j} on the classpath)
+ * or a Spring AI {@link ChatModel} bean (with {@code chat-adapter-spring-ai}). Hermes configured
+ * ({@code parley.hermes.base-url}) wins, and so does a host's {@link RuntimeAdapter} bean. A model bean of each
+ * library and no {@code parley.agent.library} refuses to start (see {@code ModelLibraryFailureAnalyzer}); two beans
+ * of one library with none primary are not used (as Spring Boot does), nor is a single one of them picked.
+ *
+ * <p>The models a person may pick come from {@code parley.agent.models} (default: the bean's own model, no choice),
+ * skills from {@code parley.agent.skills-dir} or a {@link SkillResolver} bean, the iteration budget from
+ * {@code parley.agent.max-iterations}. Model beans are seen when the host defines them or when the auto-configuration
+ * making them runs first: Spring AI's chat models and LangChain4j's OpenAI, Ollama and Anthropic starters do.
+ */
+@AutoConfiguration(after = ParleyHermesAutoConfiguration.class, before = ParleyAutoConfiguration.class, afterName = {
+    "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration",
+    "dev.langchain4j.openai.spring.AutoConfig",
+    "dev.langchain4j.ollama.spring.AutoConfig",
+    "dev.langchain4j.anthropic.spring.AutoConfig"
+})
+@ConditionalOnClass(AgentLoopRuntime.class)
+@ConditionalOnMissingBean(RuntimeAdapter.class)
+@EnableConfigurationProperties(ParleyAgentProperties.class)
+public class ParleyModelAutoConfiguration {
+
+    @Bean
+    @ConditionalOnBean(ModelCandidate.class)
+    public AgentLoopRuntime parleyAgentRuntime(ParleyAgentProperties properties, ObjectProvider<ModelCandidate> candidates,
+            ObjectProvider<SkillResolver> skillResolver) {
+        List<ModelCandidate> found = candidates.orderedStream().collect(Collectors.toList());
+        SkillResolver skills = skillResolver.getIfAvailable(() -> properties.getSkillsDir() == null
+                ? SkillResolver.none() : SkillResolver.directory(properties.getSkillsDir()));
+        return AgentRuntimes.build(properties, found, skills);
+    }
+
+    /** The application's LangChain4j streaming model. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({LangChain4jModelClient.class, StreamingChatModel.class})
+    @ConditionalOnSingleCandidate(StreamingChatModel.class)
+    static class LangChain4j {
+        @Bean
+        ModelCandidate parleyLangChain4jModel(StreamingChatModel model) {
+            return new ModelCandidate(ModelLibrary.LANGCHAIN4J, model.getClass().getSimpleName(),
+                    LangChain4jModelClient.of(model));
+        }
+    }
+
+    /** The application's Spring AI chat model. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({SpringAiModelClient.class, ChatModel.class})
+    @ConditionalOnSingleCandidate(ChatModel.class)
+    static class SpringAi {
+        @Bean
+        ModelCandidate parleySpringAiModel(ChatModel model) {
+            return new ModelCandidate(ModelLibrary.SPRING_AI, model.getClass().getSimpleName(),
+                    SpringAiModelClient.of(model));
+        }
+    }
+}
