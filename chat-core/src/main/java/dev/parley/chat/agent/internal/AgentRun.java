@@ -45,7 +45,6 @@ public final class AgentRun {
     private final Set<String> offered;
     private final Map<String, CompletableFuture<ToolResult>> results = new ConcurrentHashMap<>();
     private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
-    private volatile @Nullable ModelCall inFlight;
     private boolean wroteText;
 
     public AgentRun(ModelClient client, RunRequest request, @Nullable String systemPrompt, int budget,
@@ -58,13 +57,12 @@ public final class AgentRun {
         this.offered = request.hostTools().stream().map(HostToolSpec::name).collect(Collectors.toSet());
     }
 
-    /** The engine stopped the run: the call in flight is cancelled and the loop ends CANCELLED. */
+    /**
+     * The engine stopped the run: the loop's thread, which waits on this, cancels the call in flight and ends
+     * the run CANCELLED.
+     */
     public void cancel() {
         cancelled.complete(null);
-        ModelCall call = inFlight;
-        if (call != null) {
-            call.cancel();
-        }
     }
 
     /** The engine's answer to one of the model's tool calls. */
@@ -203,17 +201,17 @@ public final class AgentRun {
                 done.complete(null);
             }
         };
+        ModelCall inFlight;
         try {
             inFlight = client.stream(modelRequest, listener);
         } catch (RuntimeException e) {
             outcome.failure = e;
             return outcome;
         }
-        if (cancelled.isDone()) {
+        CompletableFuture.anyOf(done, cancelled).join();
+        if (!done.isDone()) {
             inFlight.cancel();
         }
-        CompletableFuture.anyOf(done, cancelled).join();
-        inFlight = null;
         return outcome;
     }
 
