@@ -437,7 +437,7 @@ public final class ActiveRun {
         if (event.isTerminal()) {
             finish();
         } else if (durableFirst) {
-            if (!ctx.writer.flushNow()) {
+            if (!ctx.writer.flushRun(this)) {
                 log.error("Run {}: the input request could not be stored; showing it anyway", runId);
             }
             synchronized (this) {
@@ -481,7 +481,7 @@ public final class ActiveRun {
                 cancelTimer.cancel(false);
             }
         }
-        if (!ctx.writer.flushNow()) {
+        if (!ctx.writer.flushRun(this)) {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
         inputs.close();
@@ -685,12 +685,18 @@ public final class ActiveRun {
 
     // ------------------------------------------------------------------ the batch writer's side
 
-    /** Moves this run's pending work into a batch (called by the batch writer). */
-    synchronized RunWrites.Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
+    /** Moves this run's oldest pending work, within the caps, into a batch (called by the batch writer). */
+    synchronized RunWrites.Drained drainForFlush(StoreBatch.Builder batch, long nowMillis, int maxEvents,
+            long maxBytes) {
         if (abandoned) {
-            return new RunWrites.Drained(0, 0, false);
+            return new RunWrites.Drained(0, 0, false, 0);
         }
-        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord);
+        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord, maxEvents, maxBytes);
+    }
+
+    /** True while logged events wait to be handed to the batch writer. */
+    synchronized boolean hasEventsToStore() {
+        return writes.hasEvents();
     }
 
     /**
