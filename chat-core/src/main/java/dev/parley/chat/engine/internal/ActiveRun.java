@@ -192,14 +192,20 @@ public final class ActiveRun {
         pending.forEach(input -> inputs.requested(input.inputId(), input.deadline()));
     }
 
-    /** Feeds stored events into the reducer (after a restart) without logging them again. */
+    /**
+     * Feeds stored events into the reducer (after a restart) without logging them again. The messages they
+     * fold into are stored with the run's next batch: the previous process stored its messages only every
+     * {@code messageFlushInterval}, so the stored ones may lag its stored events (a step may be missing),
+     * also for a run that goes on waiting for an answer.
+     */
     synchronized void replayStored(List<RunEvent> events) {
         for (RunEvent event : events) {
             reducer.apply(event);
         }
-        reducer.takeChanged();
+        writes.messagesNow();
         publishedInputs = reducer.pendingInputs();
         publishedClarifies = reducer.pendingClarifies();
+        ctx.writer.markDirty(this, 0);
     }
 
     synchronized RunStatus reducedStatus() {
