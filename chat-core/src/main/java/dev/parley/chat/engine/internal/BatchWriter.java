@@ -363,7 +363,8 @@ public final class BatchWriter implements AutoCloseable {
 
     /**
      * Writes a part that keeps failing row by row. Rows the store refuses while it takes a write right
-     * after them are left out and the run is failed; if the store takes nothing, the part is kept.
+     * after them (and refuses again) are left out and the run is failed; if the store takes nothing, the
+     * part is kept.
      */
     private void isolate(Part part) {
         List<StoreBatch> refused = new ArrayList<>();
@@ -377,9 +378,15 @@ public final class BatchWriter implements AutoCloseable {
                 refused.add(row);
             }
         }
-        if (!refused.isEmpty() && !storeTakesWrites(part.run)) {
-            log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
-            return;
+        if (!refused.isEmpty()) {
+            if (!storeTakesWrites(part.run)) {
+                log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
+                return;
+            }
+            refused = writeAgain(refused);
+            if (refused == null) {
+                return;
+            }
         }
         List<String> described = new ArrayList<>();
         for (StoreBatch row : refused) {
@@ -394,6 +401,26 @@ public final class BatchWriter implements AutoCloseable {
             part.run.storeRefused(String.join(", ", described));
         }
         settleAll(List.of(part));
+    }
+
+    /**
+     * The refused rows written once more, now that the store takes writes: it may have come back between
+     * them and the check (an outage, not the rows). Returns those it still refuses, or null if the run's
+     * lease was lost meanwhile (the part is dropped then).
+     */
+    private @Nullable List<StoreBatch> writeAgain(List<StoreBatch> refused) {
+        List<StoreBatch> still = new ArrayList<>();
+        for (StoreBatch row : refused) {
+            try {
+                ctx.store.write(row);
+            } catch (LeaseLostException e) {
+                loseLeases(e.runIds());
+                return null;
+            } catch (RuntimeException e) {
+                still.add(row);
+            }
+        }
+        return still;
     }
 
     /** A write that changes nothing: whether the store takes writes for this run at all. */
