@@ -62,13 +62,10 @@ final class ChildApp implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new AssertionError(name + " exited with " + process.exitValue() + "; see " + log);
             }
-            try {
-                if (rest.get("/api/example/info").status() == 200) {
-                    return Duration.ofNanos(System.nanoTime() - began);
-                }
-            } catch (UncheckedIOException notYet) {
-                Rest.sleep(100);
+            if (rest.answers("/api/example/info")) {
+                return Duration.ofNanos(System.nanoTime() - began);
             }
+            Rest.sleep(100);
         }
         throw new AssertionError(name + " did not start within 120 s; see " + log);
     }

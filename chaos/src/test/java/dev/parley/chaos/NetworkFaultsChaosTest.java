@@ -143,6 +143,9 @@ class NetworkFaultsChaosTest {
                         return got;
                     }
                 }
+            } catch (java.net.SocketTimeoutException hung) {
+                throw new AssertionError("the stream of " + runId + " went silent after seq " + cursor + "; threads in "
+                        + ThreadDumps.write("network-" + runId), hung);
             }
             Rest.sleep(random.nextInt(20));
         }

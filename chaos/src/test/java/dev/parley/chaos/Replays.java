@@ -33,9 +33,8 @@ final class Replays {
                     }
                 }
             } catch (IOException e) {
-                if (attempt == 19) {
-                    throw new UncheckedIOException(e);
-                }
+                throw new UncheckedIOException("reading run " + runId + " after seq " + cursor + " failed; threads in "
+                        + ThreadDumps.write("replay-" + runId), e);
             }
         }
         throw new AssertionError("run " + runId + ": no terminal event in " + events.size() + " events");

@@ -45,6 +45,20 @@ final class Rest {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }
 
+    /** True when {@code GET path} answers 200; false when it cannot connect (a host still starting). */
+    boolean answers(String path) {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200;
+        } catch (IOException notYet) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     Answer post(String path, @Nullable String json) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path));
         if (json == null) {
@@ -134,7 +148,7 @@ final class Rest {
                     HttpResponse.BodyHandlers.ofString());
             return new Answer(response.statusCode(), response.body());
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UncheckedIOException(e.getMessage() + "; threads in " + ThreadDumps.write("rest"), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -26,6 +26,9 @@ final class SseClient {
         }
     }
 
+    /** Longer than the host's heartbeat interval (15 s): a stream silent this long is a hung host. */
+    static final int READ_TIMEOUT_MILLIS = 25_000;
+
     private SseClient() {
     }
 
@@ -39,7 +42,7 @@ final class SseClient {
         URI uri = URI.create(baseUrl);
         Socket socket = new Socket();
         socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 5_000);
-        socket.setSoTimeout(60_000);
+        socket.setSoTimeout(READ_TIMEOUT_MILLIS);
         socket.setTcpNoDelay(true);
         StringBuilder head = new StringBuilder("GET ").append(path).append(" HTTP/1.1\r\n")
                 .append("Host: ").append(uri.getHost()).append(':').append(uri.getPort()).append("\r\n")
