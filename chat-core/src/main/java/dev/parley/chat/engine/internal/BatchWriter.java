@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * lock between them is fair, so a run's synchronous flush waits for at most the transaction in progress and
  * then writes only its own run's work.
  *
- * <p>What a crash can lose: the events logged since the last flush (at most one interval's worth, by
- * default 20 ms), never a gap or a reordering — each flush stores whole prefixes of each run's log.
+ * <p>What a crash can lose: the events logged and not stored yet — one interval's worth (by default 20 ms)
+ * while the store keeps up, up to {@link EngineLimits#maxPendingEvents()} when it falls behind — never a
+ * gap or a reordering: each transaction stores whole prefixes of each run's log.
  *
  * <p>When the store refuses a batch, one run cannot hold up the others: the runs' parts are written one
  * by one, and a run's part that keeps failing on its own while the store takes other writes is written
