@@ -6,7 +6,7 @@ import java.util.Set;
 
 /** Command-line options of the suite. */
 final class Options {
-    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "naive", "history");
+    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "naive", "history", "search");
 
     int events = 200_000;
     int rounds = 3;
@@ -21,6 +21,10 @@ final class Options {
     int streamRuns = 100;
     int historyMessages = 10_000;
     int historyEvents = 100_000;
+    int searchThreads = 10_000;
+    int searchMessagesPerThread = 100;
+    /** Measured calls of each search query, after a warm-up. */
+    int searchReps = 40;
     boolean profile;
     /** Delivery threads of the engines the suite builds (0: the engine's default). */
     int deliveryThreads;
@@ -50,6 +54,8 @@ final class Options {
                     o.streamRuns = 10;
                     o.historyMessages = 1_000;
                     o.historyEvents = 10_000;
+                    o.searchThreads = 1_000;
+                    o.searchReps = 10;
                     break;
                 case "--events":
                     o.events = Integer.parseInt(args[++i]);
@@ -62,6 +68,15 @@ final class Options {
                     break;
                 case "--streams":
                     o.streams = Integer.parseInt(args[++i]);
+                    break;
+                case "--search-threads":
+                    o.searchThreads = Integer.parseInt(args[++i]);
+                    break;
+                case "--search-messages":
+                    o.searchMessagesPerThread = Integer.parseInt(args[++i]);
+                    break;
+                case "--search-reps":
+                    o.searchReps = Integer.parseInt(args[++i]);
                     break;
                 case "--configs":
                     o.relayConfigs = new LinkedHashSet<>(List.of(args[++i].split(",")));
@@ -93,6 +108,7 @@ final class Options {
                 case "-h":
                     System.out.println("usage: java -jar bench/target/parley-bench.jar [--quick] [--only "
                             + String.join(",", SECTIONS) + "] [--events N] [--rounds N] [--warmup-rounds N] [--streams N] "
+                            + "[--search-threads N] [--search-messages N per thread] [--search-reps N] "
                             + "[--configs a,a2,b,c,d,e,f] [--profile] [--jvm \"JVM flags\"] [--no-fork] [--out results.md]");
                     System.exit(0);
                     break;

@@ -40,6 +40,9 @@ final class Sections {
         if (o.runs("history")) {
             new HistoryBench(env).run();
         }
+        if (o.runs("search")) {
+            new SearchBench(env).run();
+        }
     }
 
     /** Section 2's rule: (c) and (d) must not fall below the lower of the adapter path (b) and the store's figure. */

@@ -26,6 +26,23 @@ import org.jspecify.annotations.Nullable;
  * {@code reattachAttempts} times in a row (default 3), waiting {@code reattachBackoff} (default 500 ms),
  * doubled after each failed attempt; an attempt that brings new frames resets the count. On the API
  * server transport the same settings bound polling the run's status after a lost stream.
+ *
+ * <h2>Hermes' API server</h2>
+ * On the API server transport the adapter reads {@code GET /health} and {@code GET /v1/capabilities} once,
+ * keeps what they say for {@code apiServerInfoTtl} (default 10 min) or until a call to the server fails,
+ * and decides from it how to keep a thread's memory, whether a start may be retried and whether clarify
+ * questions exist. Each of these can be pinned ({@link FeatureSetting}):
+ * <ul>
+ *   <li>{@code apiServerSessionHistory}: ON means the server restores a session's earlier turns from
+ *       {@code session_id} (Hermes 0.20 and later), so only the session is sent; OFF means it does not
+ *       (0.19), so the thread's earlier turns are sent as {@code conversation_history} on every run.</li>
+ *   <li>{@code apiServerIdempotentStart}: whether the server honours {@code Idempotency-Key} on
+ *       {@code POST /v1/runs} (0.20 and later), which makes a retried start safe.</li>
+ *   <li>{@code apiServerClarify}: whether the server has clarify questions ({@code /v1/runs/{id}/clarify}).</li>
+ * </ul>
+ * {@code apiServerApprovalTimeout} (default 60 s, Hermes' {@code approvals.timeout} default) is how long
+ * the server waits for an approval decision; set it to the server's value. Zero means the server waits
+ * without limit.
  */
 public final class HermesConfig {
     private final HermesTransport transport;
@@ -40,6 +57,11 @@ public final class HermesConfig {
     private final @Nullable OkHttpClient httpClient;
     private final int reattachAttempts;
     private final Duration reattachBackoff;
+    private final FeatureSetting apiServerSessionHistory;
+    private final FeatureSetting apiServerIdempotentStart;
+    private final FeatureSetting apiServerClarify;
+    private final Duration apiServerApprovalTimeout;
+    private final Duration apiServerInfoTtl;
 
     private HermesConfig(Builder b) {
         this.transport = b.transport;
@@ -57,6 +79,11 @@ public final class HermesConfig {
         this.httpClient = b.httpClient;
         this.reattachAttempts = b.reattachAttempts;
         this.reattachBackoff = b.reattachBackoff;
+        this.apiServerSessionHistory = b.apiServerSessionHistory;
+        this.apiServerIdempotentStart = b.apiServerIdempotentStart;
+        this.apiServerClarify = b.apiServerClarify;
+        this.apiServerApprovalTimeout = b.apiServerApprovalTimeout;
+        this.apiServerInfoTtl = b.apiServerInfoTtl;
     }
 
     public static Builder builder() {
@@ -115,6 +142,31 @@ public final class HermesConfig {
         return reattachBackoff;
     }
 
+    /** API server: whether {@code session_id} restores a thread's earlier turns; see the class comment. */
+    public FeatureSetting apiServerSessionHistory() {
+        return apiServerSessionHistory;
+    }
+
+    /** API server: whether {@code Idempotency-Key} on {@code POST /v1/runs} is honoured. */
+    public FeatureSetting apiServerIdempotentStart() {
+        return apiServerIdempotentStart;
+    }
+
+    /** API server: whether clarify questions exist. */
+    public FeatureSetting apiServerClarify() {
+        return apiServerClarify;
+    }
+
+    /** API server: how long it waits for an approval decision; zero for without limit. */
+    public Duration apiServerApprovalTimeout() {
+        return apiServerApprovalTimeout;
+    }
+
+    /** API server: how long what it said about itself is trusted before it is read again. */
+    public Duration apiServerInfoTtl() {
+        return apiServerInfoTtl;
+    }
+
     @Override
     public String toString() {
         return "HermesConfig[transport=" + transport + ", baseUrl=" + redactedUrl(baseUrl) + ", bearerToken="
@@ -122,7 +174,10 @@ public final class HermesConfig {
                 + idleTimeout + ", requestTimeout=" + requestTimeout + ", defaultMaxIterations=" + defaultMaxIterations
                 + ", models=" + modelResolver + ", skills=" + skillResolver + ", customHttpClient="
                 + (httpClient != null) + ", reattachAttempts=" + reattachAttempts + ", reattachBackoff="
-                + reattachBackoff + "]";
+                + reattachBackoff + ", apiServerSessionHistory=" + apiServerSessionHistory
+                + ", apiServerIdempotentStart=" + apiServerIdempotentStart + ", apiServerClarify=" + apiServerClarify
+                + ", apiServerApprovalTimeout=" + apiServerApprovalTimeout + ", apiServerInfoTtl=" + apiServerInfoTtl
+                + "]";
     }
 
     /** The URL without user info or query (either may hold credentials). */
@@ -144,6 +199,11 @@ public final class HermesConfig {
         private @Nullable OkHttpClient httpClient;
         private int reattachAttempts = 3;
         private Duration reattachBackoff = Duration.ofMillis(500);
+        private FeatureSetting apiServerSessionHistory = FeatureSetting.DETECT;
+        private FeatureSetting apiServerIdempotentStart = FeatureSetting.DETECT;
+        private FeatureSetting apiServerClarify = FeatureSetting.DETECT;
+        private Duration apiServerApprovalTimeout = Duration.ofSeconds(60);
+        private Duration apiServerInfoTtl = Duration.ofMinutes(10);
 
         private Builder() {
         }
@@ -229,6 +289,40 @@ public final class HermesConfig {
 
         public Builder reattachBackoff(Duration value) {
             this.reattachBackoff = positive(value, "reattachBackoff");
+            return this;
+        }
+
+        /** See the class comment; DETECT by default. */
+        public Builder apiServerSessionHistory(FeatureSetting value) {
+            this.apiServerSessionHistory = Objects.requireNonNull(value, "apiServerSessionHistory");
+            return this;
+        }
+
+        /** See the class comment; DETECT by default. */
+        public Builder apiServerIdempotentStart(FeatureSetting value) {
+            this.apiServerIdempotentStart = Objects.requireNonNull(value, "apiServerIdempotentStart");
+            return this;
+        }
+
+        /** See the class comment; DETECT by default. */
+        public Builder apiServerClarify(FeatureSetting value) {
+            this.apiServerClarify = Objects.requireNonNull(value, "apiServerClarify");
+            return this;
+        }
+
+        /** The server's {@code approvals.timeout} (default 60 s); zero if it waits without limit. */
+        public Builder apiServerApprovalTimeout(Duration value) {
+            Objects.requireNonNull(value, "apiServerApprovalTimeout");
+            if (value.isNegative()) {
+                throw new IllegalArgumentException("apiServerApprovalTimeout must not be negative, got " + value);
+            }
+            this.apiServerApprovalTimeout = value;
+            return this;
+        }
+
+        /** How long what the server said about itself is kept (default 10 min); must be positive. */
+        public Builder apiServerInfoTtl(Duration value) {
+            this.apiServerInfoTtl = positive(value, "apiServerInfoTtl");
             return this;
         }
 

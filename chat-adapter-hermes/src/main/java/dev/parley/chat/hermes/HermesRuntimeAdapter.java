@@ -7,8 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.hermes.internal.ApiServerRun;
+import dev.parley.chat.hermes.internal.ApiServerTransport;
 import dev.parley.chat.hermes.internal.BridgeApprovals;
+import dev.parley.chat.hermes.internal.BridgeHistory;
 import dev.parley.chat.hermes.internal.BridgeRun;
 import dev.parley.chat.hermes.internal.HermesHttp;
 import dev.parley.chat.hermes.internal.Redactor;
@@ -28,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,8 +64,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Capabilities</h2>
  * BRIDGE: CLARIFY, APPROVALS (Hermes' command approvals as {@code InputRequested} with an
- * {@link dev.parley.chat.input.ApprovalRequest}), CANCEL, HOST_TOOLS, REATTACH. API_SERVER: CLARIFY
- * (approval requests and, where the server has them, clarify questions) and CANCEL.
+ * {@link dev.parley.chat.input.ApprovalRequest}), CANCEL, HOST_TOOLS, REATTACH. API_SERVER: APPROVALS,
+ * CANCEL, and CLARIFY where the server advertises clarify questions; which behaviours of the server are
+ * used (how a thread's memory is kept, whether a start is retried) it reads from the server itself, see
+ * {@link HermesConfig}.
  *
  * <h2>Threading and errors</h2>
  * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
@@ -79,8 +81,6 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     private static final Logger log = LoggerFactory.getLogger(HermesRuntimeAdapter.class);
     private static final Set<Capability> BRIDGE_CAPABILITIES = Set.copyOf(EnumSet.of(Capability.CLARIFY,
             Capability.APPROVALS, Capability.CANCEL, Capability.HOST_TOOLS, Capability.REATTACH));
-    private static final Set<Capability> API_SERVER_CAPABILITIES =
-            Set.copyOf(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
     /** The protocol a Bridge must report on {@code GET /health}. */
     public static final String BRIDGE_PROTOCOL = "hermes-bridge/1";
 
@@ -88,7 +88,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     private final HermesHttp http;
     private final ExecutorService workers;
     private final Map<String, BridgeRun> bridgeRuns = new ConcurrentHashMap<>();
-    private final Map<String, ApiServerRun> apiRuns = new ConcurrentHashMap<>();
+    private final ApiServerTransport apiServer;
     private volatile boolean closed;
 
     /** An adapter for this configuration; it opens no connection until the first call. */
@@ -97,6 +97,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         this.http = new HermesHttp(config.baseUrl(), config.bearerToken(), config.httpClient(), config.connectTimeout(),
                 config.idleTimeout(), config.requestTimeout());
         this.workers = Executors.newCachedThreadPool(new Workers());
+        this.apiServer = new ApiServerTransport(http, config, workers);
     }
 
     /** The configuration this adapter runs with. */
@@ -161,15 +162,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 workers.execute(run);
             });
         }
-        boolean resumed = request.runtimeSessionId() != null;
-        String session = resumed ? request.runtimeSessionId() : "parley-" + UUID.randomUUID();
-        ObjectNode body = apiServerBody(request, model, systemPrompt, session);
-        return StreamPublisher.create(emitter -> {
-            ApiServerRun run = new ApiServerRun(http, request, redactor, body, session, resumed, config.reattachAttempts(),
-                    config.reattachBackoff(), emitter, r -> apiRuns.remove(r.runId(), r));
-            apiRuns.put(request.runId(), run);
-            workers.execute(run);
-        });
+        return apiServer.start(request, model, systemPrompt, redactor);
     }
 
     private ObjectNode bridgeBody(RunRequest request, @Nullable HermesModel model, @Nullable String systemPrompt) {
@@ -198,43 +191,25 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 }
             }
         }
-        body.putArray("clientCapabilities").add(BridgeApprovals.CLIENT_CAPABILITY);
+        body.putArray("clientCapabilities").add(BridgeApprovals.CLIENT_CAPABILITY).add(BridgeHistory.CLIENT_CAPABILITY);
         if (!request.context().isEmpty()) {
             body.set("context", json.valueToTree(request.context()));
         }
         return body;
     }
 
-    private ObjectNode apiServerBody(RunRequest request, @Nullable HermesModel model, @Nullable String systemPrompt,
-            String session) {
-        ObjectNode body = http.json().createObjectNode();
-        body.put("input", request.userMessage());
-        body.put("session_id", session);
-        if (systemPrompt != null) {
-            body.put("instructions", systemPrompt);
-        }
-        if (model != null) {
-            body.put("model", model.name());
-            if (model.provider() != null) {
-                body.put("provider", model.provider());
-            }
-        }
-        return body;
-    }
-
     @Override
     public Set<Capability> capabilities() {
-        return config.transport() == HermesTransport.BRIDGE ? BRIDGE_CAPABILITIES : API_SERVER_CAPABILITIES;
+        return config.transport() == HermesTransport.BRIDGE ? BRIDGE_CAPABILITIES : apiServer.capabilities();
     }
 
     /**
      * Bridge: {@code POST /runs/{runId}/clarify}, idempotent on the Bridge's side (the same answer again
-     * is accepted once). API server: an approval request (clarify id {@code approval:<request_id>}) is
-     * answered on {@code /v1/runs/{id}/approval} with one of the offered choices; a clarify question on
-     * {@code /v1/runs/{id}/clarify}, which only newer Hermes versions have.
+     * is accepted once). API server: {@code POST /v1/runs/{id}/clarify {clarify_id, response}} (newer Hermes
+     * versions only; a multi-select answer is a JSON array inside the string, as Hermes reads it).
      *
      * @throws ChatException NOT_FOUND if the run or question is unknown, CONFLICT if it no longer waits
-     *     or took another answer, INVALID_INPUT for an approval answer that is not an offered choice
+     *     or took another answer
      */
     @Override
     public void answerClarify(ClarifyReply reply) {
@@ -247,30 +222,29 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                     "answering the clarify question");
             return;
         }
-        ApiServerRun run = apiRuns.get(reply.runId());
-        if (run == null) {
-            throw ChatException.notFound("run", reply.runId());
-        }
-        run.answer(reply);
+        apiServer.answerClarify(reply);
     }
 
     /**
-     * Bridge only: {@code POST /runs/{runId}/approval} with Hermes' name for the decision (once, session,
-     * always, deny); idempotent on the Bridge's side (the same decision again is accepted once).
+     * Hands the decision to Hermes with its name for it (once, session, always, deny). Bridge:
+     * {@code POST /runs/{runId}/approval}, idempotent on the Bridge's side (the same decision again is
+     * accepted once). API server: {@code POST /v1/runs/{id}/approval {choice}} (with the request's
+     * {@code request_id} where the server gave one); without ids Hermes resolves the run's oldest pending
+     * approval, so only the oldest may be decided (a later one is CONFLICT until it is).
      *
-     * @throws ChatException UNSUPPORTED on the API server transport (its approvals are clarify questions);
-     *     INVALID_INPUT for edited arguments (Hermes runs the command it asked about or none) or a decision
-     *     the Bridge did not offer; NOT_FOUND for an unknown run or approval; CONFLICT if the approval took
-     *     another decision, expired or was withdrawn
+     * @throws ChatException INVALID_INPUT for edited arguments (Hermes runs the command it asked about or
+     *     none) or a decision Hermes did not offer; NOT_FOUND for an unknown run or approval; CONFLICT if the
+     *     approval took another decision, expired or was withdrawn, or (API server) an earlier one waits
      */
     @Override
     public void answerApproval(ApprovalReply reply) {
         Objects.requireNonNull(reply, "reply");
-        if (config.transport() != HermesTransport.BRIDGE) {
-            throw ChatException.unsupported("Hermes' API server takes approval decisions as clarify answers");
-        }
         if (reply.editedArguments() != null) {
             throw ChatException.invalidInput("Hermes cannot run an edited command; allow or deny the one it asked about");
+        }
+        if (config.transport() != HermesTransport.BRIDGE) {
+            apiServer.answerApproval(reply);
+            return;
         }
         ObjectNode body = http.json().createObjectNode().put("approvalId", reply.inputId())
                 .put("decision", BridgeApprovals.choice(reply.decision()));
@@ -283,15 +257,19 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
      * own timeout (the deadline the engine enforces is the Bridge's {@code expiresAt}, so the two differ only
      * by the clocks' skew). Best effort: never throws; a failure is logged and the Bridge's own timeout ends
      * the wait. The Bridge's report of this expiry is not passed on (the engine logged it). Bridge clarify
-     * questions have no deadline, so the engine never expires one. API server: UNSUPPORTED (nothing it asks
-     * has a deadline).
+     * questions have no deadline, so the engine never expires one. API server: nothing is sent and nothing
+     * is thrown. Hermes times the approval out on its own ({@code approvals.timeout}, which the deadline is
+     * derived from, so Hermes has given up or is about to) and has no call to expire one; sending
+     * {@code deny} instead could, without approval ids, land on a later approval. The run goes on as Hermes
+     * decides.
      */
     @Override
     public void inputExpired(String runId, String inputId) {
         Objects.requireNonNull(runId, "runId");
         Objects.requireNonNull(inputId, "inputId");
         if (config.transport() != HermesTransport.BRIDGE) {
-            throw ChatException.unsupported("Hermes' API server cannot be told that an input expired");
+            apiServer.inputExpired(runId, inputId);
+            return;
         }
         BridgeRun local = bridgeRuns.get(runId);
         if (local != null) {
@@ -313,8 +291,9 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
 
     /**
      * Bridge: {@code POST /runs/{runId}/cancel}; the stream then ends {@code done{cancelled}}, a pending
-     * clarify or approval is withdrawn. API server: {@code POST /v1/runs/{id}/stop}. A cancel that arrives
-     * before the runtime confirmed the run is sent again as soon as it does.
+     * clarify or approval is withdrawn. API server: {@code POST /v1/runs/{id}/stop}; a run that already
+     * ended (on the server, or here) is not an error, and its stream ends with its real end state. A cancel
+     * that arrives before the runtime confirmed the run is sent again as soon as it does.
      *
      * @throws ChatException NOT_FOUND if the runtime does not know the run
      */
@@ -336,11 +315,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
             }
             return;
         }
-        ApiServerRun run = apiRuns.get(runId);
-        if (run == null) {
-            throw ChatException.notFound("run", runId);
-        }
-        run.cancel();
+        apiServer.cancel(runId);
     }
 
     /**
@@ -360,10 +335,16 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 "handing the tool result to the Bridge");
     }
 
-    /** {@code GET /health}; the Bridge must also speak {@value #BRIDGE_PROTOCOL}. Never throws. */
+    /**
+     * {@code GET /health}; the Bridge must also speak {@value #BRIDGE_PROTOCOL}; the API server's answer
+     * says its version and the behaviours chosen from it. Never throws.
+     */
     @Override
     public RuntimeHealth health() {
-        String what = config.transport() == HermesTransport.BRIDGE ? "Hermes Bridge" : "Hermes API server";
+        if (config.transport() != HermesTransport.BRIDGE) {
+            return apiServer.health();
+        }
+        String what = "Hermes Bridge";
         HermesHttp.Probe probe;
         try {
             probe = http.probe(http.request(http.url("health")).get().build());
@@ -376,22 +357,20 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         if (probe.status() != 200) {
             return RuntimeHealth.down(what + " at " + http.where() + " answered HTTP " + probe.status());
         }
-        if (config.transport() == HermesTransport.BRIDGE) {
-            JsonNode protocol = probe.json().path("protocol");
-            if (!BRIDGE_PROTOCOL.equals(protocol.asText())) {
-                return RuntimeHealth.down(what + " at " + http.where() + " speaks "
-                        + (protocol.isMissingNode() ? "an unknown protocol" : http.redactor().redact(protocol.asText()))
-                        + ", not " + BRIDGE_PROTOCOL);
-            }
-            return RuntimeHealth.up(what + " at " + http.where() + " is up (" + BRIDGE_PROTOCOL + ", "
-                    + probe.json().path("activeRuns").asInt(0) + " active runs)");
+        JsonNode protocol = probe.json().path("protocol");
+        if (!BRIDGE_PROTOCOL.equals(protocol.asText())) {
+            return RuntimeHealth.down(what + " at " + http.where() + " speaks "
+                    + (protocol.isMissingNode() ? "an unknown protocol" : http.redactor().redact(protocol.asText()))
+                    + ", not " + BRIDGE_PROTOCOL);
         }
-        return RuntimeHealth.up(what + " at " + http.where() + " is up");
+        return RuntimeHealth.up(what + " at " + http.where() + " is up (" + BRIDGE_PROTOCOL + ", "
+                + probe.json().path("activeRuns").asInt(0) + " active runs)");
     }
 
+    /** The host's models; on the API server, when the host lists none, the server's own. */
     @Override
     public List<ModelOption> models() {
-        return config.modelResolver().models();
+        return config.transport() == HermesTransport.BRIDGE ? config.modelResolver().models() : apiServer.models();
     }
 
     @Override
@@ -411,7 +390,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         }
         closed = true;
         bridgeRuns.values().forEach(BridgeRun::abandon);
-        apiRuns.values().forEach(ApiServerRun::abandon);
+        apiServer.abandonAll();
         workers.shutdownNow();
         http.close();
     }

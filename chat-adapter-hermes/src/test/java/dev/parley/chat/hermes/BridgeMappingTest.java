@@ -141,7 +141,9 @@ class BridgeMappingTest extends AdapterTestSupport {
         assertThat(body.path("hostTools").get(0).path("name").asText()).isEqualTo("lookup_order");
         assertThat(body.path("hostTools").get(0).path("parameters").path("type").asText()).isEqualTo("object");
         assertThat(body.path("context").path("page").asText()).isEqualTo("orders");
-        assertThat(body.path("clientCapabilities")).as("the adapter answers approval frames")
-                .containsExactly(new ObjectMapper().getNodeFactory().textNode("approvals"));
+        assertThat(body.path("clientCapabilities")).as("the adapter answers approval frames and can send history")
+                .containsExactly(new ObjectMapper().getNodeFactory().textNode("approvals"),
+                        new ObjectMapper().getNodeFactory().textNode("history"));
+        assertThat(body.has("history")).as("a session to continue: no conversation sent").isFalse();
     }
 }

@@ -8,8 +8,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -19,16 +21,34 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class RawServer implements AutoCloseable {
 
-    /** One request: its line ({@code POST /run}), its body, and the connection to answer on. */
-    record Exchange(String line, String body, Socket socket, OutputStream out) {
+    /** One request: its line ({@code POST /run}), headers (lower-case names), body, and the connection to answer on. */
+    record Exchange(String line, Map<String, String> headers, String body, Socket socket, OutputStream out) {
         boolean is(String method, String path) {
             return line.startsWith(method + " " + path + " ") || line.startsWith(method + " " + path + "?");
         }
 
+        /** A header's value, or null. */
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
+
+        /** The path without the query. */
+        String path() {
+            String[] parts = line.split(" ");
+            String target = parts.length > 1 ? parts[1] : "";
+            int query = target.indexOf('?');
+            return query < 0 ? target : target.substring(0, query);
+        }
+
         /** Answers a JSON body with a length, and closes. */
         void json(int status, String json) throws IOException {
-            byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-            out.write(("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
+            answer(status, "application/json", json);
+        }
+
+        /** Answers a body of this content type with a length, and closes. */
+        void answer(int status, String contentType, String text) throws IOException {
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            out.write(("HTTP/1.1 " + status + " X\r\nContent-Type: " + contentType + "\r\nContent-Length: " + bytes.length
                     + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.write(bytes);
             out.flush();
@@ -65,8 +85,13 @@ final class RawServer implements AutoCloseable {
     private volatile boolean closed;
 
     RawServer(Handler handler) throws IOException {
+        this(0, handler);
+    }
+
+    /** A server on this port (0 for any free one). */
+    RawServer(int port, Handler handler) throws IOException {
         this.handler = handler;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "raw-server-accept");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -103,16 +128,20 @@ final class RawServer implements AutoCloseable {
             InputStream in = socket.getInputStream();
             String head = readHead(in);
             String line = head.lines().findFirst().orElse("");
-            int length = 0;
+            Map<String, String> headers = new LinkedHashMap<>();
             for (String header : head.split("\r\n")) {
-                if (header.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                    length = Integer.parseInt(header.substring("content-length:".length()).trim());
+                int colon = header.indexOf(':');
+                if (colon > 0 && !header.startsWith(line)) {
+                    headers.put(header.substring(0, colon).trim().toLowerCase(Locale.ROOT), header.substring(colon + 1).trim());
                 }
             }
+            int length = Integer.parseInt(headers.getOrDefault("content-length", "0"));
             String body = new String(in.readNBytes(length), StandardCharsets.UTF_8);
-            requests.add(line);
-            bodies.add(body);
-            handler.handle(new Exchange(line, body, socket, socket.getOutputStream()));
+            synchronized (requests) {
+                requests.add(line);
+                bodies.add(body);
+            }
+            handler.handle(new Exchange(line, headers, body, socket, socket.getOutputStream()));
         } catch (Exception e) {
             // the test decides what a broken connection means
         }

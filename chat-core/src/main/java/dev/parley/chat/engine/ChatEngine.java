@@ -4,7 +4,12 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
+import dev.parley.chat.engine.internal.EventRetention;
+import dev.parley.chat.engine.internal.ThreadExport;
 import dev.parley.chat.engine.internal.InputChecks;
+import dev.parley.chat.engine.internal.RequestChecks;
+import dev.parley.chat.engine.internal.ThreadViews;
+import dev.parley.chat.engine.internal.Turns;
 import dev.parley.chat.engine.internal.RunManager;
 import dev.parley.chat.input.ApprovalAnswer;
 import dev.parley.chat.input.ClarifyAnswer;
@@ -17,7 +22,6 @@ import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.model.Message;
-import dev.parley.chat.model.MessageKind;
 import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
@@ -29,15 +33,18 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.SearchQuery;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadTouch;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -102,11 +109,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChatEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ChatEngine.class);
-    private static final int MAX_FIELD_LENGTH = 200;
     private static final Set<RunStatus> LIVE = Set.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_INPUT);
 
     private final EngineContext ctx;
     private final RunManager runs;
+    private final ThreadViews views;
+    private final Turns turns;
     private final ChatStore store;
     private final RuntimeAdapter runtime;
     private final EngineLimits limits;
@@ -138,8 +146,22 @@ public final class ChatEngine implements AutoCloseable {
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
                 b.hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
         this.runs = new RunManager(ctx);
+        this.views = new ThreadViews(ctx, runs);
+        this.turns = new Turns(ctx, runs, doubleTexting);
         runs.recover();
         runs.startCoordination();
+        if (b.eventRetention != null) {
+            Duration age = b.eventRetention;
+            timers.scheduleWithFixedDelay(() -> compactQuietly(age), 1, TimeUnit.HOURS.toMinutes(1), TimeUnit.MINUTES);
+        }
+    }
+
+    private void compactQuietly(Duration age) {
+        try {
+            compactEventLogs(age);
+        } catch (RuntimeException e) {
+            log.warn("Compacting old event logs failed; will try again in an hour", e);
+        }
     }
 
     public static Builder builder() {
@@ -150,10 +172,11 @@ public final class ChatEngine implements AutoCloseable {
 
     /** Creates a thread for the caller. */
     public ChatThread createThread(String ownerId, NewThread request) {
-        requireOwner(ownerId);
-        String title = request.title() == null ? null : checkTitle(request.title());
-        checkOptionalField(request.modelId(), "modelId");
-        checkOptionalField(request.skill(), "skill");
+        RequestChecks.owner(ownerId);
+        String title = request.title() == null ? null : RequestChecks.title(request.title());
+        RequestChecks.optionalField(request.modelId(), "modelId");
+        RequestChecks.optionalField(request.skill(), "skill");
+        checkOffered(request.modelId(), request.skill());
         Instant now = ctx.now();
         ChatThread thread = new ChatThread(newId(), ownerId, title, null, request.modelId(), request.skill(),
                 ThreadStatus.ACTIVE, now, now);
@@ -170,9 +193,9 @@ public final class ChatEngine implements AutoCloseable {
      *     between 1 and the maximum page size
      */
     public ThreadPage listThreads(String ownerId, @Nullable String cursor, int limit) {
-        requireOwner(ownerId);
+        RequestChecks.owner(ownerId);
         ThreadCursor after = cursor == null ? null : ThreadPage.decode(cursor);
-        checkLimit(limit);
+        RequestChecks.limit(limits, limit);
         List<ChatThread> threads = store.listThreads(ownerId, after, limit + 1);
         if (threads.size() <= limit) {
             return new ThreadPage(threads, null);
@@ -188,72 +211,18 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * A thread with its newest {@code limit} user and assistant messages before the message {@code before}
-     * (the newest ones when null), each answer with its steps and its variant position. A run still going
-     * on in this process shows its live messages.
+     * A page of a thread's active branch: its newest {@code limit} user and assistant messages before the
+     * message {@code before} (the newest ones when null), every answer to a user message side by side with
+     * its variant position, each answer with its steps, and each user message's place among its edits. A run
+     * still going on in this process shows its live messages.
+     *
+     * @throws ChatException INVALID_INPUT if {@code before} is not a user or assistant message on the active
+     *     branch, or {@code limit} is out of range
      */
     public ThreadView getThread(String ownerId, String threadId, @Nullable String before, int limit) {
         ChatThread thread = ownedThread(ownerId, threadId);
-        checkLimit(limit);
-        if (before != null) {
-            Message cursor = store.findMessage(before).orElse(null);
-            if (cursor == null || !cursor.threadId().equals(threadId) || !cursor.kind().isTopLevel()) {
-                throw ChatException.invalidInput("before must be the id of a user or assistant message of this thread");
-            }
-        }
-        List<Message> top = store.listTopLevelMessages(threadId, before, limit + 1);
-        String olderCursor = null;
-        if (top.size() > limit) {
-            top = top.subList(1, top.size());
-            olderCursor = top.get(0).id();
-        }
-        Map<String, List<Message>> stepsByRun = new HashMap<>();
-        Map<String, Message> liveTop = new HashMap<>();
-        List<String> storedRuns = new ArrayList<>();
-        Set<String> parents = new LinkedHashSet<>();
-        for (Message message : top) {
-            if (message.kind() != MessageKind.ASSISTANT) {
-                continue;
-            }
-            if (message.parentMessageId() != null) {
-                parents.add(message.parentMessageId());
-            }
-            List<Message> live = message.status() == MessageStatus.IN_PROGRESS ? runs.liveMessages(message.runId()) : null;
-            if (live == null) {
-                storedRuns.add(message.runId());
-                continue;
-            }
-            List<Message> steps = new ArrayList<>();
-            for (Message m : live) {
-                if (m.id().equals(message.id())) {
-                    liveTop.put(m.id(), m);
-                } else if (!m.kind().isTopLevel()) {
-                    steps.add(m);
-                }
-            }
-            stepsByRun.put(message.runId(), steps);
-        }
-        for (Message step : store.listStepMessages(storedRuns)) {
-            stepsByRun.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
-        }
-        List<Message> page = new ArrayList<>();
-        for (Message message : top) {
-            page.add(liveTop.getOrDefault(message.id(), message));
-            if (message.kind() == MessageKind.ASSISTANT) {
-                page.addAll(stepsByRun.getOrDefault(message.runId(), List.of()));
-            }
-        }
-        Map<String, VariantPosition> variants = new LinkedHashMap<>();
-        Map<String, List<String>> siblings = store.findVariantIds(parents);
-        for (Message message : top) {
-            if (message.kind() == MessageKind.ASSISTANT) {
-                List<String> ids = message.parentMessageId() == null ? List.of()
-                        : siblings.getOrDefault(message.parentMessageId(), List.of());
-                int index = ids.indexOf(message.id());
-                variants.put(message.id(), index < 0 ? new VariantPosition(0, 1) : new VariantPosition(index, ids.size()));
-            }
-        }
-        return new ThreadView(thread, page, variants, olderCursor);
+        RequestChecks.limit(limits, limit);
+        return views.view(thread, before, limit);
     }
 
     /** The newest page of a thread. */
@@ -268,14 +237,16 @@ public final class ChatEngine implements AutoCloseable {
             if (update.title() == null) {
                 throw ChatException.invalidInput("title must not be null");
             }
-            thread = thread.withTitle(checkTitle(update.title()));
+            thread = thread.withTitle(RequestChecks.title(update.title()));
         }
         if (update.modelSet()) {
-            checkOptionalField(update.modelId(), "modelId");
+            RequestChecks.optionalField(update.modelId(), "modelId");
+            checkOffered(update.modelId(), null);
             thread = thread.withModelId(update.modelId());
         }
         if (update.skillSet()) {
-            checkOptionalField(update.skill(), "skill");
+            RequestChecks.optionalField(update.skill(), "skill");
+            checkOffered(null, update.skill());
             thread = thread.withSkill(update.skill());
         }
         if (update.archived() != null) {
@@ -309,39 +280,67 @@ public final class ChatEngine implements AutoCloseable {
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
      *     REJECT (or its active run is held by another instance); RUNTIME_UNAVAILABLE once the engine is
      *     closing; INVALID_INPUT for client tools that are malformed (see {@link StartRun#clientTools()}),
-     *     UNSUPPORTED when the runtime cannot call tools
+     *     UNSUPPORTED when the runtime cannot call tools; INVALID_INPUT for a model or skill (the request's,
+     *     else the thread's) the runtime does not offer, when it lists what it offers — nothing is stored
      */
     public RunTicket startRun(String ownerId, String threadId, StartRun request) {
         ChatThread thread = ownedThread(ownerId, threadId);
-        String text = checkMessage(request.message());
-        checkOptionalField(request.modelId(), "modelId");
-        checkOptionalField(request.skill(), "skill");
-        if (request.maxIterations() != null && request.maxIterations() < 1) {
-            throw ChatException.invalidInput("maxIterations must be positive, got " + request.maxIterations());
-        }
+        RequestChecks.startRun(limits, request);
         checkClientTools(request.clientTools());
-        Instant now = ctx.now();
-        String runId = newId();
-        String userMessageId = newId();
-        String assistantMessageId = newId();
-        List<Message> latest = store.listTopLevelMessages(threadId, null, 1);
-        String parent = latest.isEmpty() ? null : latest.get(0).id();
-        UserMessage user = new UserMessage(userMessageId, threadId, runId, parent, MessageStatus.COMPLETED, now, text);
-        AssistantMessage answer = new AssistantMessage(assistantMessageId, threadId, runId, userMessageId,
-                MessageStatus.IN_PROGRESS, now, "", null, null);
-        Run run = new Run(runId, threadId, ownerId, RunStatus.RUNNING, userMessageId, assistantMessageId, text,
-                request.modelId() != null ? request.modelId() : thread.modelId(),
-                request.skill() != null ? request.skill() : thread.skill(), request.maxIterations(), request.context(),
-                now, null, null, null, null, null);
-        ThreadTouch touch = new ThreadTouch(threadId, null, now, defaultTitle(text));
-        return runs.start(run, List.of(user, answer), touch, doubleTexting, request.clientTools());
+        checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
+                request.skill() != null ? request.skill() : thread.skill());
+        return turns.send(thread, request, views.activeLeaf(thread));
+    }
+
+    /**
+     * Edits a user message: stores a new user message beside it (the same parent) and starts a run answering
+     * it; the edited message and its answers stay, on their own branch, and the new one becomes the active
+     * branch. The run does not continue the runtime's session (that session saw the old branch): it starts a
+     * new one and is given the conversation before the edit ({@code RunRequest.history}). A thread with an
+     * active run follows the double-texting rule, as for {@link #startRun}.
+     *
+     * @throws ChatException NOT_FOUND for an unknown message or another owner's; INVALID_INPUT if it is not a
+     *     user message, or as for {@link #startRun}
+     */
+    public RunTicket editMessage(String ownerId, String userMessageId, StartRun request) {
+        Message message = ownedMessage(ownerId, userMessageId);
+        if (!(message instanceof UserMessage)) {
+            throw ChatException.invalidInput("only the person's own messages can be edited");
+        }
+        RequestChecks.startRun(limits, request);
+        checkClientTools(request.clientTools());
+        ChatThread thread = ownedThread(ownerId, message.threadId());
+        checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
+                request.skill() != null ? request.skill() : thread.skill());
+        return turns.send(thread, request, message.parentMessageId());
+    }
+
+    /**
+     * Makes the branch through {@code messageId} (a user or assistant message, e.g. an edit's sibling) the
+     * thread's active branch: from it down to its newest message. Returns the thread's newest page.
+     *
+     * @throws ChatException NOT_FOUND for an unknown message or another owner's; INVALID_INPUT if it is not a
+     *     user or assistant message; CONFLICT while the thread has an active run
+     */
+    public ThreadView switchBranch(String ownerId, String messageId) {
+        Message message = ownedMessage(ownerId, messageId);
+        if (!message.kind().isTopLevel()) {
+            throw ChatException.invalidInput("a branch is chosen by a user or assistant message");
+        }
+        String threadId = message.threadId();
+        if (runs.isThreadBusy(threadId) || !store.findThreadRuns(threadId, LIVE).isEmpty()) {
+            throw ChatException.conflict("the thread has an active run; switch branches once it has ended");
+        }
+        String leaf = store.findNewestDescendant(threadId, messageId)
+                .orElseThrow(() -> ChatException.notFound("message", messageId));
+        store.write(StoreBatch.builder().touch(new ThreadTouch(threadId, null, null, null, leaf, null)).build());
+        return getThread(ownerId, threadId);
     }
 
     /**
      * Answers the same user message again: a new assistant message with the same parent, kept side by
-     * side with the earlier answers (variants). Only the answers to the thread's latest user message can
-     * be regenerated, since the runtime's session cannot branch; the run uses the thread's current model
-     * and skill.
+     * side with the earlier answers (variants). Only the answers to the last user message of the active
+     * branch can be regenerated; the run uses the thread's current model and skill.
      */
     public RunTicket regenerate(String ownerId, String assistantMessageId) {
         return regenerate(ownerId, assistantMessageId, List.of());
@@ -362,38 +361,12 @@ public final class ChatEngine implements AutoCloseable {
         if (!(parent instanceof UserMessage)) {
             throw ChatException.conflict("this answer has no user message to answer again");
         }
-        if (!parent.id().equals(latestUserMessageId(message.threadId()))) {
+        ChatThread thread = ownedThread(ownerId, message.threadId());
+        checkOffered(thread.modelId(), thread.skill());
+        if (!views.lastUserMessage(thread).map(Message::id).filter(parent.id()::equals).isPresent()) {
             throw ChatException.conflict("only the answer to the latest message can be regenerated");
         }
-        ChatThread thread = ownedThread(ownerId, message.threadId());
-        Run original = runs.findRun(message.runId()).orElse(null);
-        Instant now = ctx.now();
-        String runId = newId();
-        String newAnswerId = newId();
-        AssistantMessage answer = new AssistantMessage(newAnswerId, thread.id(), runId, parent.id(),
-                MessageStatus.IN_PROGRESS, now, "", null, null);
-        Run run = new Run(runId, thread.id(), ownerId, RunStatus.RUNNING, null, newAnswerId,
-                ((UserMessage) parent).text(), thread.modelId(), thread.skill(),
-                original == null ? null : original.maxIterations(), original == null ? Map.of() : original.context(),
-                now, null, null, null, null, null);
-        return runs.start(run, List.of(answer), new ThreadTouch(thread.id(), null, now, null), doubleTexting,
-                clientTools);
-    }
-
-    private @Nullable String latestUserMessageId(String threadId) {
-        String before = null;
-        while (true) {
-            List<Message> page = store.listTopLevelMessages(threadId, before, limits.maxPageSize());
-            for (int i = page.size() - 1; i >= 0; i--) {
-                if (page.get(i).kind() == MessageKind.USER) {
-                    return page.get(i).id();
-                }
-            }
-            if (page.size() < limits.maxPageSize()) {
-                return null;
-            }
-            before = page.get(0).id();
-        }
+        return turns.regenerate(thread, (UserMessage) parent, runs.findRun(message.runId()).orElse(null), clientTools);
     }
 
     /**
@@ -484,6 +457,78 @@ public final class ChatEngine implements AutoCloseable {
         return feedback;
     }
 
+    // ================================================================== find, export, forget
+
+    /**
+     * The caller's threads whose title or a message holds every word and phrase of {@code query} (words as
+     * prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match first, each
+     * with a snippet of the matching text.
+     *
+     * @throws ChatException INVALID_INPUT for a query without words, longer than 500 characters or of more
+     *     than 16 terms, a negative offset, or a limit out of range
+     */
+    public List<ThreadSearchHit> searchThreads(String ownerId, String query, int offset, int limit) {
+        RequestChecks.owner(ownerId);
+        SearchQuery parsed = SearchQuery.of(query);
+        if (offset < 0) {
+            throw ChatException.invalidInput("offset must not be negative, got " + offset);
+        }
+        RequestChecks.limit(limits, limit);
+        return store.searchThreads(ownerId, parsed, offset, limit);
+    }
+
+    /**
+     * Writes a thread out to {@code out} (left open), streamed page by page so a thread of any length takes
+     * constant memory: {@link ExportFormat#JSON} holds everything, {@link ExportFormat#MARKDOWN} the active
+     * branch as a person reads it.
+     *
+     * @throws ChatException NOT_FOUND for an unknown thread or another owner's
+     * @throws IOException if {@code out} fails
+     */
+    public void exportThread(String ownerId, String threadId, ExportFormat format, OutputStream out) throws IOException {
+        ChatThread thread = ownedThread(ownerId, threadId);
+        ThreadExport export = new ThreadExport(store, views);
+        if (format == ExportFormat.MARKDOWN) {
+            export.markdown(thread, out);
+        } else {
+            export.json(thread, ctx.now(), out);
+        }
+    }
+
+    /**
+     * Compacts the event logs of runs that ended more than {@code age} ago (see
+     * {@link Builder#eventRetention}); their messages stay, and a replay of such a run shows its start, its
+     * messages as they ended, a line saying the log was compacted, and its end.
+     *
+     * @return how many runs were compacted
+     */
+    public int compactEventLogs(Duration age) {
+        Objects.requireNonNull(age, "age");
+        return new EventRetention(ctx).compactRunsEndedBefore(ctx.now().minus(age));
+    }
+
+    /**
+     * Erases everything of an owner, for a data-subject request: every thread with its messages, runs, events,
+     * pending inputs, approvals and feedback. A run still going on is stopped first. Works a thread at a time
+     * (each removed whole), so after a crash calling it again finishes the job.
+     *
+     * @return how many threads were erased
+     */
+    public int eraseOwner(String ownerId) {
+        RequestChecks.owner(ownerId);
+        int erased = 0;
+        List<ChatThread> page;
+        do {
+            page = store.listThreads(ownerId, null, limits.maxPageSize());
+            for (ChatThread thread : page) {
+                runs.stopThread(thread.id(), limits.cancelGracePeriod().plusSeconds(5));
+                store.deleteThread(thread.id());
+                erased++;
+            }
+        } while (!page.isEmpty());
+        return erased;
+    }
+
     /** The models a person may choose from (the runtime's list). */
     public List<ModelOption> models() {
         return runtime.models();
@@ -530,7 +575,7 @@ public final class ChatEngine implements AutoCloseable {
     // ================================================================== checks
 
     private ChatThread ownedThread(String ownerId, String threadId) {
-        requireOwner(ownerId);
+        RequestChecks.owner(ownerId);
         if (threadId == null) {
             throw ChatException.notFound("thread", "null");
         }
@@ -540,7 +585,7 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     private Run ownedRun(String ownerId, String runId) {
-        requireOwner(ownerId);
+        RequestChecks.owner(ownerId);
         if (runId == null) {
             throw ChatException.notFound("run", "null");
         }
@@ -550,7 +595,7 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     private Message ownedMessage(String ownerId, String messageId) {
-        requireOwner(ownerId);
+        RequestChecks.owner(ownerId);
         if (messageId == null) {
             throw ChatException.notFound("message", "null");
         }
@@ -561,36 +606,23 @@ public final class ChatEngine implements AutoCloseable {
         return message;
     }
 
-    private static void requireOwner(String ownerId) {
-        if (ownerId == null || ownerId.isBlank()) {
-            throw ChatException.invalidInput("an owner id is required");
+    /**
+     * Refuses a model or skill the runtime does not offer, when the runtime lists what it offers (a runtime
+     * that lists none takes any name and fails the run itself if it does not know it).
+     */
+    private void checkOffered(@Nullable String modelId, @Nullable String skill) {
+        if (modelId != null) {
+            List<ModelOption> models = runtime.models();
+            if (!models.isEmpty() && models.stream().noneMatch(m -> m.id().equals(modelId))) {
+                throw ChatException.invalidInput("the runtime offers no model '" + modelId + "'");
+            }
         }
-    }
-
-    private void checkLimit(int limit) {
-        if (limit < 1 || limit > limits.maxPageSize()) {
-            throw ChatException.invalidInput("limit must be between 1 and " + limits.maxPageSize() + ", got " + limit);
+        if (skill != null) {
+            List<SkillOption> skills = runtime.skills();
+            if (!skills.isEmpty() && skills.stream().noneMatch(k -> k.id().equals(skill))) {
+                throw ChatException.invalidInput("the runtime offers no skill '" + skill + "'");
+            }
         }
-    }
-
-    private String checkMessage(String text) {
-        if (text == null || text.isBlank()) {
-            throw ChatException.invalidInput("the message must not be blank");
-        }
-        if (text.length() > limits.maxMessageLength()) {
-            throw ChatException.invalidInput("the message is longer than " + limits.maxMessageLength() + " characters");
-        }
-        return text;
-    }
-
-    private static String checkTitle(String title) {
-        if (title.isBlank()) {
-            throw ChatException.invalidInput("a title must not be blank");
-        }
-        if (title.length() > MAX_FIELD_LENGTH) {
-            throw ChatException.invalidInput("a title must not be longer than " + MAX_FIELD_LENGTH + " characters");
-        }
-        return title.strip();
     }
 
     private void checkClientTools(List<HostToolSpec> tools) {
@@ -601,19 +633,6 @@ public final class ChatEngine implements AutoCloseable {
         if (!runtime.capabilities().contains(Capability.HOST_TOOLS)) {
             throw ChatException.unsupported("this runtime cannot call tools, so it cannot call the page's tools");
         }
-    }
-
-    private static void checkOptionalField(@Nullable String value, String name) {
-        if (value != null && (value.isBlank() || value.length() > MAX_FIELD_LENGTH)) {
-            throw ChatException.invalidInput(name + " must be null or 1 to " + MAX_FIELD_LENGTH + " characters");
-        }
-    }
-
-    /** The first {@code titleLength} characters of the message, on one line. */
-    private String defaultTitle(String text) {
-        String line = text.strip().replaceAll("\\s+", " ");
-        int end = line.offsetByCodePoints(0, Math.min(limits.titleLength(), line.codePointCount(0, line.length())));
-        return line.substring(0, end);
     }
 
     private static String newId() {
@@ -649,8 +668,22 @@ public final class ChatEngine implements AutoCloseable {
         private RunCoordinator coordinator = RunCoordinator.local();
         private Duration leaseTimeout = Duration.ofSeconds(30);
         private Duration controlTimeout = Duration.ofSeconds(10);
+        private @Nullable Duration eventRetention;
 
         private Builder() {
+        }
+
+        /**
+         * Compacts the event logs of runs that ended more than {@code value} ago, checked hourly (off by
+         * default): their messages stay, the token-by-token log goes (see {@link ChatEngine#compactEventLogs}).
+         */
+        public Builder eventRetention(Duration value) {
+            Objects.requireNonNull(value, "eventRetention");
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException("eventRetention must be positive");
+            }
+            this.eventRetention = value;
+            return this;
         }
 
         /**

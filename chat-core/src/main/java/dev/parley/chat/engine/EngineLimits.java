@@ -31,6 +31,10 @@ import java.util.Objects;
  * @param clientToolTimeout how long a tool the person's browser runs may take before its call fails as
  *     timed out (default 10 min); the page runs it as soon as it sees the call, so this is mostly the time a
  *     person may be away
+ * @param historyMessages the most user and assistant messages a run's {@code ConversationHistory} holds,
+ *     newest kept (default 200)
+ * @param historyCharacters the most characters of text, tool arguments and results it holds, newest kept
+ *     (default 400 000)
  */
 public record EngineLimits(
         int maxMessageLength,
@@ -46,7 +50,9 @@ public record EngineLimits(
         int maxPendingEvents,
         Duration cancelGracePeriod,
         int replayPageSize,
-        Duration clientToolTimeout) {
+        Duration clientToolTimeout,
+        int historyMessages,
+        int historyCharacters) {
 
     public EngineLimits {
         positive(maxMessageLength, "maxMessageLength");
@@ -63,6 +69,8 @@ public record EngineLimits(
         positive(messageFlushInterval, "messageFlushInterval");
         positive(cancelGracePeriod, "cancelGracePeriod");
         positive(clientToolTimeout, "clientToolTimeout");
+        positive(historyMessages, "historyMessages");
+        positive(historyCharacters, "historyCharacters");
         if (defaultPageSize > maxPageSize) {
             throw new IllegalArgumentException("defaultPageSize must not exceed maxPageSize");
         }
@@ -70,62 +78,68 @@ public record EngineLimits(
 
     public static EngineLimits defaults() {
         return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, 4_096, 4 << 20,
-                Duration.ofSeconds(1), 100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10));
+                Duration.ofSeconds(1), 100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10), 200, 400_000);
     }
 
     public EngineLimits withMaxMessageLength(int value) {
         return new EngineLimits(value, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withSubscriberLagLimit(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, value,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withEventFlush(Duration interval, int batchSize) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 interval, batchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     /** The caps of one store transaction of the batch writer: events, and estimated bytes. */
     public EngineLimits withBatchCaps(int events, int bytes) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, events, bytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withMessageFlushInterval(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, value,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withMaxPendingEvents(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                value, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                value, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withCancelGracePeriod(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, value, replayPageSize, clientToolTimeout);
+                maxPendingEvents, value, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withPageSizes(int defaultSize, int maxSize) {
         return new EngineLimits(maxMessageLength, maxSize, defaultSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withClientToolTimeout(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, value);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, value, historyMessages, historyCharacters);
+    }
+
+    public EngineLimits withHistory(int messages, int characters) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, messages, characters);
     }
 
     private static void positive(int value, String name) {

@@ -16,6 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param context free-form context for the runtime (seed 004's {@code addContext}); JSON-compatible values
  * @param clientTools tools the person's browser runs for this run (AG-UI's frontend tools): offered to the
  *     runtime with the host actions; a call of one waits, as a pending input, for the page's result
+ * @param clientMessageId the sending client's id for this message, an idempotency key (1 to 200 characters):
+ *     the same id and message again returns the first run's ticket and starts nothing; the same id with
+ *     another message is a CONFLICT. Stored with the user message. Null for none.
  */
 public record StartRun(
         String message,
@@ -23,7 +26,8 @@ public record StartRun(
         @Nullable String skill,
         @Nullable Integer maxIterations,
         Map<String, Object> context,
-        List<HostToolSpec> clientTools) {
+        List<HostToolSpec> clientTools,
+        @Nullable String clientMessageId) {
 
     public StartRun {
         Objects.requireNonNull(message, "message");
@@ -31,15 +35,20 @@ public record StartRun(
         clientTools = clientTools == null ? List.of() : List.copyOf(clientTools);
     }
 
-    /** A message without client tools. */
+    /** A message without client tools or client id. */
     public StartRun(String message, @Nullable String modelId, @Nullable String skill, @Nullable Integer maxIterations,
             Map<String, Object> context) {
-        this(message, modelId, skill, maxIterations, context, List.of());
+        this(message, modelId, skill, maxIterations, context, List.of(), null);
     }
 
     /** The same request with tools the person's browser runs. */
     public StartRun withClientTools(List<HostToolSpec> tools) {
-        return new StartRun(message, modelId, skill, maxIterations, context, tools);
+        return new StartRun(message, modelId, skill, maxIterations, context, tools, clientMessageId);
+    }
+
+    /** The same request with the sending client's id for the message. */
+    public StartRun withClientMessageId(@Nullable String id) {
+        return new StartRun(message, modelId, skill, maxIterations, context, clientTools, id);
     }
 
     public static StartRun of(String message) {

@@ -8,22 +8,27 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A page of a conversation, oldest first: the newest user and assistant messages before a cursor, each
- * assistant message followed by its steps (thinking, tools, todos, clarifies, statuses, errors).
+ * A page of a conversation's active branch, oldest first: the newest user and assistant messages of the
+ * branch before a cursor, every answer to a user message side by side (regenerated variants), each assistant
+ * message followed by its steps (thinking, tools, todos, inputs, statuses, errors).
  *
  * @param variants for every assistant message in the page, its place among the answers to the same user
  *     message
+ * @param branches for every user message in the page, its place among the user messages sharing its parent
+ *     (the message and its edits: a "‹ 2 / 3 ›" switcher when there are several)
  * @param olderCursor pass it as {@code before} to get the previous page; null when there is none
  */
 public record ThreadView(
         ChatThread thread,
         List<Message> messages,
         Map<String, VariantPosition> variants,
+        Map<String, VariantPosition> branches,
         @Nullable String olderCursor) {
 
     public ThreadView {
         Objects.requireNonNull(thread, "thread");
         messages = List.copyOf(messages);
         variants = Map.copyOf(variants);
+        branches = Map.copyOf(branches);
     }
 }

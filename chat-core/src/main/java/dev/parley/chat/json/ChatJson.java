@@ -101,6 +101,15 @@ public final class ChatJson {
         }
     }
 
+    /**
+     * A streaming writer onto {@code out} (left open when the generator closes) that writes model values with
+     * this codec's rules, for documents too large to build in memory.
+     */
+    public com.fasterxml.jackson.core.JsonGenerator generator(OutputStream out) throws IOException {
+        return mapper.getFactory().createGenerator(out)
+                .disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+    }
+
     /** Writes a value as UTF-8 JSON to a stream, leaving the stream open. */
     public void write(OutputStream out, Object value) throws IOException {
         mapper.writer().without(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, value);

@@ -4,7 +4,14 @@ import java.time.Instant;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
-/** What the person wrote. */
+/**
+ * What the person wrote.
+ *
+ * @param parentMessageId the message it answers in the conversation: the active branch's last message when
+ *     it was sent (an edit has the same parent as the message it edits); null for a thread's first message
+ * @param clientMessageId the id the sending client gave it (an idempotency key: a retried send with the
+ *     same id starts nothing new); null if none was given
+ */
 public record UserMessage(
         String id,
         String threadId,
@@ -12,8 +19,15 @@ public record UserMessage(
         @Nullable String parentMessageId,
         MessageStatus status,
         Instant createdAt,
-        String text)
+        String text,
+        @Nullable String clientMessageId)
         implements Message {
+
+    /** A message without a client id. */
+    public UserMessage(String id, String threadId, String runId, @Nullable String parentMessageId, MessageStatus status,
+            Instant createdAt, String text) {
+        this(id, threadId, runId, parentMessageId, status, createdAt, text, null);
+    }
 
     public UserMessage {
         Objects.requireNonNull(id, "id");

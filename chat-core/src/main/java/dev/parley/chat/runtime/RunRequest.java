@@ -11,13 +11,16 @@ import org.jspecify.annotations.Nullable;
  * @param ownerId the caller the run belongs to
  * @param assistantMessageId the id of the answer message; text deltas should target it
  * @param userMessage the person's text (for a regeneration, the text being answered again)
- * @param runtimeSessionId the thread's runtime session id, null for the thread's first run
+ * @param runtimeSessionId the thread's runtime session id to continue, null when there is none to continue:
+ *     the thread's first run, or a run answering an edit or another branch than the session's (start a new
+ *     session; {@code history} holds the conversation so far)
  * @param modelId the model to use, null for the runtime's default
  * @param skill the skill to use, null for none
  * @param maxIterations the iteration budget, null for the adapter's default
  * @param hostTools tools the runtime may call whose results the host side supplies: host actions, and tools
  *     the person's browser runs (see {@link Capability#HOST_TOOLS})
  * @param context free-form context from the host (seed 004's {@code addContext}); JSON-compatible values
+ * @param history the conversation before {@code userMessage}, read from the store only if asked for
  */
 public record RunRequest(
         String threadId,
@@ -30,7 +33,8 @@ public record RunRequest(
         @Nullable String skill,
         @Nullable Integer maxIterations,
         List<HostToolSpec> hostTools,
-        Map<String, Object> context) {
+        Map<String, Object> context,
+        ConversationHistory history) {
 
     public RunRequest {
         Objects.requireNonNull(threadId, "threadId");
@@ -40,5 +44,14 @@ public record RunRequest(
         Objects.requireNonNull(userMessage, "userMessage");
         hostTools = hostTools == null ? List.of() : List.copyOf(hostTools);
         context = context == null ? Map.of() : Map.copyOf(context);
+        history = history == null ? ConversationHistory.empty() : history;
+    }
+
+    /** A request without earlier turns. */
+    public RunRequest(String threadId, String runId, String ownerId, String assistantMessageId, String userMessage,
+            @Nullable String runtimeSessionId, @Nullable String modelId, @Nullable String skill,
+            @Nullable Integer maxIterations, List<HostToolSpec> hostTools, Map<String, Object> context) {
+        this(threadId, runId, ownerId, assistantMessageId, userMessage, runtimeSessionId, modelId, skill, maxIterations,
+                hostTools, context, ConversationHistory.empty());
     }
 }

@@ -9,6 +9,7 @@ import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
+import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.model.RunStatus;
 import java.time.Instant;
 import java.util.Collection;
@@ -68,8 +69,9 @@ public interface ChatStore extends AutoCloseable {
      * @throws LeaseLostException if the batch is {@linkplain StoreBatch#fence() fenced} and another instance
      *     holds the lease of a run in it
      * @throws dev.parley.chat.ChatException CONFLICT if the batch would leave a thread with two runs that are
-     *     RUNNING or WAITING_FOR_INPUT (at most one run per thread is active, also across host instances);
-     *     STORE_FAILURE if the store failed
+     *     RUNNING or WAITING_FOR_INPUT (at most one run per thread is active, also across host instances), or
+     *     a user message whose {@link UserMessage#clientMessageId()} another user message of the thread
+     *     already has; STORE_FAILURE if the store failed
      */
     void write(StoreBatch batch);
 
@@ -92,6 +94,52 @@ public interface ChatStore extends AutoCloseable {
      * (regenerated answers are siblings). Parents without answers are left out.
      */
     Map<String, List<String>> findVariantIds(Collection<String> parentMessageIds);
+
+    // ---- branches (a conversation is a tree: an edit is a sibling of the user message it edits, a regenerated
+    //      answer a sibling of the answer; a message's parent is the message it followed)
+
+    /**
+     * The user and assistant messages on the path from the conversation's start to {@code leafId}: the newest
+     * {@code limit} of them that come before {@code beforeMessageId} on the path (from the leaf when null),
+     * oldest first. Empty if the leaf is not a top-level message of this thread, or the cursor not on its path.
+     */
+    List<Message> listBranch(String threadId, String leafId, @Nullable String beforeMessageId, int limit);
+
+    /** The messages with these ids that exist, in first-save order. */
+    List<Message> findMessages(Collection<String> messageIds);
+
+    /**
+     * For each of these user messages, the user messages sharing its parent (its edits and itself; for a
+     * first message, the thread's other first messages), in first-save order. Unknown ids are left out.
+     */
+    Map<String, List<String>> findUserSiblingIds(String threadId, Collection<String> userMessageIds);
+
+    /**
+     * The newest user or assistant message at or below {@code messageId} in the thread's tree (a leaf: any
+     * child is newer than its parent), or empty if the message is not a top-level message of the thread.
+     */
+    Optional<String> findNewestDescendant(String threadId, String messageId);
+
+    /** The user message of this thread the sending client gave this id (see {@link UserMessage#clientMessageId()}). */
+    Optional<UserMessage> findUserMessageByClientId(String threadId, String clientMessageId);
+
+    /**
+     * The oldest {@code limit} user and assistant messages of every branch of a thread that come after the
+     * message {@code afterMessageId} in first-save order (from the start when null): for reading a whole
+     * thread page by page, e.g. to export it.
+     */
+    List<Message> listTopLevelMessagesAfter(String threadId, @Nullable String afterMessageId, int limit);
+
+    // ---- search
+
+    /**
+     * The owner's threads whose title or one user or assistant message holds every word (as a word prefix)
+     * and phrase of {@code query}, best match first — a thread scores its matching title's and messages'
+     * scores summed, ties newest activity first — skipping {@code offset}, at most {@code limit}; another
+     * owner's threads never appear. The snippet comes from the best-scoring text. The index follows stored
+     * messages and titles at once (an updated message or title, a deleted thread).
+     */
+    List<ThreadSearchHit> searchThreads(String ownerId, SearchQuery query, int offset, int limit);
 
     // ---- runs and events
 
@@ -117,6 +165,20 @@ public interface ChatStore extends AutoCloseable {
 
     /** The mark {@link #reserveSeq} set, 0 if none. */
     long reservedSeq(String runId);
+
+    // ---- retention
+
+    /**
+     * Runs that ended (any terminal status) before {@code endedBefore} and whose event log is not compacted
+     * yet, oldest end first, at most {@code limit}.
+     */
+    List<Run> findRunsToCompact(Instant endedBefore, int limit);
+
+    /**
+     * Replaces a run's whole event log with {@code kept} (its start, a snapshot of its final messages, a
+     * note saying so, its end), atomically, and marks the run compacted; the run's messages stay as they are.
+     */
+    void compactRunEvents(String runId, List<RunEvent> kept, Instant at);
 
     // ---- pending inputs (clarify questions, approvals, client tools)
 
@@ -160,6 +222,9 @@ public interface ChatStore extends AutoCloseable {
     void saveFeedback(Feedback feedback);
 
     Optional<Feedback> findFeedback(String messageId, String ownerId);
+
+    /** The feedback given on these messages, by any owner. */
+    List<Feedback> listFeedback(Collection<String> messageIds);
 
     // ---- host actions
 

@@ -13,6 +13,7 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageKind;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.UserMessage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,6 +49,10 @@ public final class InMemoryChatStore implements ChatStore {
     /** "threadId\0toolName" of every approval remembered for a thread. */
     private final Set<String> approvals = new HashSet<>();
     private final Map<String, Feedback> feedback = new HashMap<>();
+    /** Each message's first-save position (ascending across the store). */
+    private final Map<String, Long> saveOrder = new HashMap<>();
+    private long nextSaveOrder;
+    private final Set<String> compactedRuns = new HashSet<>();
     private final Map<String, HostActionRecord> hostActions = new HashMap<>();
     private final Map<String, RunLease> leases = new HashMap<>();
 
@@ -122,6 +127,7 @@ public final class InMemoryChatStore implements ChatStore {
                 stepsByRun.remove(runId);
                 eventsByRun.remove(runId);
                 reservedSeqs.remove(runId);
+                compactedRuns.remove(runId);
                 inputsByRun.remove(runId);
                 leases.remove(runId);
                 hostActions.keySet().removeIf(key -> key.startsWith(runId + '\u0000'));
@@ -130,6 +136,7 @@ public final class InMemoryChatStore implements ChatStore {
             approvals.removeIf(key -> key.startsWith(threadId + '\u0000'));
             for (String messageId : messageIds) {
                 messages.remove(messageId);
+                saveOrder.remove(messageId);
                 variantsByParent.remove(messageId);
                 feedback.keySet().removeIf(key -> key.startsWith(messageId + '\u0000'));
             }
@@ -142,6 +149,7 @@ public final class InMemoryChatStore implements ChatStore {
         synchronized (lock) {
             checkFence(batch);
             checkOneActiveRunPerThread(batch);
+            checkClientMessageIds(batch);
             for (ThreadTouch touch : batch.threadTouches()) {
                 ChatThread thread = threads.get(touch.threadId());
                 if (thread == null) {
@@ -155,6 +163,12 @@ public final class InMemoryChatStore implements ChatStore {
                 }
                 if (touch.defaultTitle() != null && thread.title() == null) {
                     thread = thread.withTitle(touch.defaultTitle());
+                }
+                if (touch.activeLeafId() != null) {
+                    thread = thread.withActiveLeafId(touch.activeLeafId());
+                }
+                if (touch.sessionHeadId() != null) {
+                    thread = thread.withSessionHeadId(touch.sessionHeadId());
                 }
                 threads.put(thread.id(), thread);
             }
@@ -228,6 +242,32 @@ public final class InMemoryChatStore implements ChatStore {
         }
     }
 
+    /** Refuses a user message whose client id another user message of its thread has. */
+    private void checkClientMessageIds(StoreBatch batch) {
+        Map<String, String> taken = new HashMap<>();
+        for (Message message : batch.messages()) {
+            if (message instanceof UserMessage user && user.clientMessageId() != null) {
+                String key = user.threadId() + '\u0000' + user.clientMessageId();
+                String other = taken.putIfAbsent(key, user.id());
+                Optional<UserMessage> stored = userByClientId(user.threadId(), user.clientMessageId());
+                if ((other != null && !other.equals(user.id()))
+                        || stored.isPresent() && !stored.get().id().equals(user.id())) {
+                    throw ChatException.conflict("thread " + user.threadId() + " already has a message with client id "
+                            + user.clientMessageId());
+                }
+            }
+        }
+    }
+
+    private Optional<UserMessage> userByClientId(String threadId, String clientMessageId) {
+        for (String id : topLevelByThread.getOrDefault(threadId, List.of())) {
+            if (messages.get(id) instanceof UserMessage user && clientMessageId.equals(user.clientMessageId())) {
+                return Optional.of(user);
+            }
+        }
+        return Optional.empty();
+    }
+
     private static boolean holdsThread(Run run) {
         return run.status() == RunStatus.RUNNING || run.status() == RunStatus.WAITING_FOR_INPUT;
     }
@@ -237,6 +277,7 @@ public final class InMemoryChatStore implements ChatStore {
         if (previous != null) {
             return;
         }
+        saveOrder.put(message.id(), nextSaveOrder++);
         if (message.kind().isTopLevel()) {
             topLevelByThread.computeIfAbsent(message.threadId(), k -> new ArrayList<>()).add(message.id());
             if (message.kind() == MessageKind.ASSISTANT && message.parentMessageId() != null) {
@@ -244,6 +285,172 @@ public final class InMemoryChatStore implements ChatStore {
             }
         } else {
             stepsByRun.computeIfAbsent(message.runId(), k -> new ArrayList<>()).add(message.id());
+        }
+    }
+
+    @Override
+    public List<Message> listBranch(String threadId, String leafId, @Nullable String beforeMessageId, int limit) {
+        synchronized (lock) {
+            List<Message> path = new ArrayList<>();
+            for (Message at = topLevelOf(threadId, leafId); at != null; at = parentOf(at)) {
+                path.add(0, at);
+            }
+            int end = path.size();
+            if (beforeMessageId != null) {
+                end = -1;
+                for (int i = 0; i < path.size(); i++) {
+                    if (path.get(i).id().equals(beforeMessageId)) {
+                        end = i;
+                    }
+                }
+                if (end < 0) {
+                    return List.of();
+                }
+            }
+            return List.copyOf(path.subList(Math.max(0, end - limit), end));
+        }
+    }
+
+    private @Nullable Message topLevelOf(String threadId, @Nullable String messageId) {
+        Message message = messageId == null ? null : messages.get(messageId);
+        return message != null && message.threadId().equals(threadId) && message.kind().isTopLevel() ? message : null;
+    }
+
+    private @Nullable Message parentOf(Message message) {
+        return topLevelOf(message.threadId(), message.parentMessageId());
+    }
+
+    @Override
+    public List<Message> findMessages(Collection<String> messageIds) {
+        synchronized (lock) {
+            return messageIds.stream().distinct().map(messages::get).filter(java.util.Objects::nonNull)
+                    .sorted(Comparator.comparing(m -> saveOrder.get(m.id())))
+                    .collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    @Override
+    public Map<String, List<String>> findUserSiblingIds(String threadId, Collection<String> userMessageIds) {
+        synchronized (lock) {
+            Map<String, List<String>> result = new LinkedHashMap<>();
+            List<String> thread = topLevelByThread.getOrDefault(threadId, List.of());
+            for (String id : userMessageIds) {
+                if (!(topLevelOf(threadId, id) instanceof UserMessage user)) {
+                    continue;
+                }
+                List<String> siblings = new ArrayList<>();
+                for (String other : thread) {
+                    if (messages.get(other) instanceof UserMessage candidate
+                            && java.util.Objects.equals(candidate.parentMessageId(), user.parentMessageId())) {
+                        siblings.add(other);
+                    }
+                }
+                result.put(id, siblings);
+            }
+            return result;
+        }
+    }
+
+    @Override
+    public Optional<String> findNewestDescendant(String threadId, String messageId) {
+        synchronized (lock) {
+            if (topLevelOf(threadId, messageId) == null) {
+                return Optional.empty();
+            }
+            Set<String> below = new HashSet<>(List.of(messageId));
+            String newest = messageId;
+            for (String id : topLevelByThread.getOrDefault(threadId, List.of())) {
+                Message message = messages.get(id);
+                if (message.parentMessageId() != null && below.contains(message.parentMessageId())) {
+                    below.add(id);
+                    newest = id;
+                }
+            }
+            return Optional.of(newest);
+        }
+    }
+
+    @Override
+    public Optional<UserMessage> findUserMessageByClientId(String threadId, String clientMessageId) {
+        synchronized (lock) {
+            return userByClientId(threadId, clientMessageId);
+        }
+    }
+
+    @Override
+    public List<Message> listTopLevelMessagesAfter(String threadId, @Nullable String afterMessageId, int limit) {
+        synchronized (lock) {
+            List<String> ids = topLevelByThread.getOrDefault(threadId, List.of());
+            int start = afterMessageId == null ? 0 : ids.indexOf(afterMessageId) + 1;
+            if (afterMessageId != null && start == 0) {
+                return List.of();
+            }
+            List<Message> page = new ArrayList<>();
+            for (String id : ids.subList(start, Math.min(ids.size(), start + limit))) {
+                page.add(messages.get(id));
+            }
+            return page;
+        }
+    }
+
+    @Override
+    public List<ThreadSearchHit> searchThreads(String ownerId, SearchQuery query, int offset, int limit) {
+        synchronized (lock) {
+            record Scored(ThreadSearchHit hit, int score) {
+            }
+            List<Scored> found = new ArrayList<>();
+            for (ChatThread thread : threads.values()) {
+                if (!thread.ownerId().equals(ownerId)) {
+                    continue;
+                }
+                int best = InMemoryText.score(thread.title(), query);
+                int total = best;
+                String snippet = best > 0 ? InMemoryText.snippet(thread.title(), query) : null;
+                String from = null;
+                for (String id : topLevelByThread.getOrDefault(thread.id(), List.of())) {
+                    String text = InMemoryText.searchable(messages.get(id));
+                    int score = InMemoryText.score(text, query);
+                    total += score;
+                    if (score > best) {
+                        best = score;
+                        snippet = InMemoryText.snippet(text, query);
+                        from = id;
+                    }
+                }
+                if (total > 0) {
+                    found.add(new Scored(new ThreadSearchHit(thread, snippet, from), total));
+                }
+            }
+            return found.stream()
+                    .sorted(Comparator.comparingInt(Scored::score).reversed()
+                            .thenComparing(s -> s.hit().thread(), LIST_ORDER))
+                    .skip(offset).limit(limit).map(Scored::hit)
+                    .collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    @Override
+    public List<Run> findRunsToCompact(Instant endedBefore, int limit) {
+        synchronized (lock) {
+            return runs.values().stream()
+                    .filter(run -> run.status().isTerminal() && run.finishedAt() != null
+                            && run.finishedAt().isBefore(endedBefore) && !compactedRuns.contains(run.id()))
+                    .sorted(Comparator.comparing(Run::finishedAt))
+                    .limit(limit)
+                    .collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    @Override
+    public void compactRunEvents(String runId, List<RunEvent> kept, Instant at) {
+        synchronized (lock) {
+            if (!runs.containsKey(runId)) {
+                return;
+            }
+            List<RunEvent> events = new ArrayList<>(kept);
+            events.sort(Comparator.comparingLong(RunEvent::seq));
+            eventsByRun.put(runId, events);
+            compactedRuns.add(runId);
         }
     }
 
@@ -535,6 +742,15 @@ public final class InMemoryChatStore implements ChatStore {
     public Optional<Feedback> findFeedback(String messageId, String ownerId) {
         synchronized (lock) {
             return Optional.ofNullable(feedback.get(messageId + '\u0000' + ownerId));
+        }
+    }
+
+    @Override
+    public List<Feedback> listFeedback(Collection<String> messageIds) {
+        synchronized (lock) {
+            Set<String> wanted = new HashSet<>(messageIds);
+            return feedback.values().stream().filter(f -> wanted.contains(f.messageId()))
+                    .collect(java.util.stream.Collectors.toList());
         }
     }
 

@@ -11,14 +11,24 @@ import org.jspecify.annotations.Nullable;
  * @param runtimeSessionId the runtime's new session id
  * @param lastMessageAt a newer activity time (an older one is ignored)
  * @param defaultTitle a title to set only if the thread has none yet
+ * @param activeLeafId the new last message of the active branch
+ * @param sessionHeadId the new last message the runtime session has seen
  */
 public record ThreadTouch(
         String threadId,
         @Nullable String runtimeSessionId,
         @Nullable Instant lastMessageAt,
-        @Nullable String defaultTitle) {
+        @Nullable String defaultTitle,
+        @Nullable String activeLeafId,
+        @Nullable String sessionHeadId) {
 
     public ThreadTouch {
         Objects.requireNonNull(threadId, "threadId");
+    }
+
+    /** A touch that leaves the branch and session positions alone. */
+    public ThreadTouch(String threadId, @Nullable String runtimeSessionId, @Nullable Instant lastMessageAt,
+            @Nullable String defaultTitle) {
+        this(threadId, runtimeSessionId, lastMessageAt, defaultTitle, null, null);
     }
 }

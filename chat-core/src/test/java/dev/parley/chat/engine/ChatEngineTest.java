@@ -695,4 +695,31 @@ class ChatEngineTest extends EngineTestSupport {
         awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.subscribe(ALICE, ticket.runId(), -1));
     }
+
+    @Test
+    void aModelOrSkillTheRuntimeDoesNotOfferIsRefusedBeforeAnythingIsStored() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok")).offering(
+                List.of(new dev.parley.chat.runtime.ModelOption("gpt-x", "GPT X", null)),
+                List.of(new dev.parley.chat.runtime.SkillOption("travel", "Travel", "plans trips")));
+        ChatEngine engine = engine(runtime);
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.createThread(ALICE, new NewThread(null, "nope", null)));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.createThread(ALICE, new NewThread(null, null, "../../etc/passwd")));
+        assertThat(engine.listThreads(ALICE)).isEmpty();
+        String threadId = engine.createThread(ALICE, new NewThread(null, "gpt-x", "travel")).id();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, threadId,
+                new StartRun("hi", "nope", null, null, Map.of())));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, threadId,
+                new StartRun("hi", null, "../../etc/passwd", null, Map.of())));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.updateThread(ALICE, threadId,
+                ThreadUpdate.builder().modelId("nope").build()));
+        assertThat(store.listTopLevelMessages(threadId, null, 10)).as("nothing stored").isEmpty();
+        assertThat(store.findThread(threadId).orElseThrow().modelId()).isEqualTo("gpt-x");
+        RunTicket ok = engine.startRun(ALICE, threadId, StartRun.of("hi"));
+        awaitRun(engine, ok.runId(), RunStatus.SUCCEEDED);
+
+        ChatEngine open = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        String anything = open.createThread(ALICE, new NewThread(null, "any-model", "any-skill")).id();
+        assertThat(open.startRun(ALICE, anything, StartRun.of("hi")).status())
+                .as("a runtime that lists nothing takes any name").isEqualTo(RunStatus.RUNNING);
+    }
 }

@@ -470,6 +470,188 @@ public abstract class ChatStoreContract {
         assertThat(store.lastSeq("r")).isEqualTo(1);
     }
 
+    // ------------------------------------------------------------------ branches, client ids, search
+
+    private UserMessage said(String id, String threadId, @org.jspecify.annotations.Nullable String parent, String text) {
+        return new UserMessage(id, threadId, "r-" + id, parent, MessageStatus.COMPLETED, T0, text);
+    }
+
+    private AssistantMessage replied(String id, String threadId, String parent, String text) {
+        return new AssistantMessage(id, threadId, "r-" + parent, parent, MessageStatus.COMPLETED, T0, text, null, null);
+    }
+
+    /**
+     * u1 → a1 → u2 → a2, an edit u2' of u2 (same parent a1) → a2', a regenerated a1b beside a1, and a first
+     * message's edit u1' with no parent. Saved in this order.
+     */
+    private void writeTree(String threadId) {
+        store.createThread(thread(threadId, "alice", T0));
+        store.write(StoreBatch.builder()
+                .message(said("u1", threadId, null, "plan a trip to Lisbon"))
+                .message(replied("a1", threadId, "u1", "Lisbon in spring is lovely"))
+                .message(said("u2", threadId, "a1", "and the food?"))
+                .message(replied("a2", threadId, "u2", "try pastel de nata"))
+                .message(new ThinkingMessage("t2", threadId, "r-u2", "a2", MessageStatus.COMPLETED, T0, "hm"))
+                .message(said("u2e", threadId, "a1", "and the museums?"))
+                .message(replied("a2e", threadId, "u2e", "the tile museum"))
+                .message(replied("a1b", threadId, "u1", "Lisbon: seven hills"))
+                .message(said("u1e", threadId, null, "plan a trip to Porto"))
+                .build());
+    }
+
+    @Test
+    void aBranchIsThePathFromTheStartToItsLeafPagedBackwards() {
+        writeTree("t");
+        assertThat(store.listBranch("t", "a2e", null, 10)).extracting(Message::id).containsExactly("u1", "a1", "u2e", "a2e");
+        assertThat(store.listBranch("t", "a2", null, 10)).extracting(Message::id).containsExactly("u1", "a1", "u2", "a2");
+        assertThat(store.listBranch("t", "a2e", null, 2)).extracting(Message::id).containsExactly("u2e", "a2e");
+        assertThat(store.listBranch("t", "a2e", "u2e", 10)).extracting(Message::id).containsExactly("u1", "a1");
+        assertThat(store.listBranch("t", "a2e", "a1", 1)).extracting(Message::id).containsExactly("u1");
+        assertThat(store.listBranch("t", "a2e", "u1", 10)).as("nothing before the start").isEmpty();
+        assertThat(store.listBranch("t", "a2e", "u2", 10)).as("a cursor off the path").isEmpty();
+        assertThat(store.listBranch("t", "t2", null, 10)).as("a step is no leaf").isEmpty();
+        assertThat(store.listBranch("other", "a2e", null, 10)).as("another thread's leaf").isEmpty();
+        assertThat(store.listBranch("t", "nope", null, 10)).isEmpty();
+    }
+
+    @Test
+    void forksListTheirSiblingsAndLeadToTheirNewestMessage() {
+        writeTree("t");
+        assertThat(store.findUserSiblingIds("t", List.of("u2", "u1", "a1", "nope")))
+                .containsEntry("u2", List.of("u2", "u2e"))
+                .containsEntry("u1", List.of("u1", "u1e"))
+                .doesNotContainKeys("a1", "nope");
+        assertThat(store.findVariantIds(List.of("u1"))).containsEntry("u1", List.of("a1", "a1b"));
+        assertThat(store.findNewestDescendant("t", "u2")).contains("a2");
+        assertThat(store.findNewestDescendant("t", "a1")).as("newest below a1").contains("a2e");
+        assertThat(store.findNewestDescendant("t", "u1")).contains("a1b");
+        assertThat(store.findNewestDescendant("t", "u1e")).as("a leaf is its own newest").contains("u1e");
+        assertThat(store.findNewestDescendant("t", "t2")).isEmpty();
+        assertThat(store.findNewestDescendant("other", "u1")).isEmpty();
+        assertThat(store.findMessages(List.of("a2e", "u1", "nope", "t2"))).extracting(Message::id)
+                .containsExactly("u1", "t2", "a2e");
+        assertThat(store.listTopLevelMessagesAfter("t", null, 3)).extracting(Message::id).containsExactly("u1", "a1", "u2");
+        assertThat(store.listTopLevelMessagesAfter("t", "a2", 3)).extracting(Message::id).containsExactly("u2e", "a2e", "a1b");
+        assertThat(store.listTopLevelMessagesAfter("t", "u1e", 3)).isEmpty();
+    }
+
+    @Test
+    void aTouchMovesTheActiveBranchAndTheSessionHeadOnlyWhenItSaysSo() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t", "s-1", at(1), null, "leaf-1", "head-1")).build());
+        ChatThread touched = store.findThread("t").orElseThrow();
+        assertThat(touched.activeLeafId()).isEqualTo("leaf-1");
+        assertThat(touched.sessionHeadId()).isEqualTo("head-1");
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t", null, at(2), null)).build());
+        assertThat(store.findThread("t").orElseThrow().activeLeafId()).isEqualTo("leaf-1");
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t", null, null, null, "leaf-2", null)).build());
+        assertThat(store.findThread("t").orElseThrow().activeLeafId()).isEqualTo("leaf-2");
+        assertThat(store.findThread("t").orElseThrow().sessionHeadId()).isEqualTo("head-1");
+    }
+
+    @Test
+    void aClientMessageIdIsUsedOncePerThread() {
+        store.createThread(thread("t", "alice", T0));
+        store.createThread(thread("t2", "alice", T0));
+        UserMessage first = new UserMessage("m1", "t", "r1", null, MessageStatus.COMPLETED, T0, "hi", "click-1");
+        store.write(StoreBatch.builder().message(first).build());
+        assertThat(store.findUserMessageByClientId("t", "click-1")).contains(first);
+        assertThat(store.findMessage("m1")).contains(first);
+        assertThat(store.findUserMessageByClientId("t", "click-2")).isEmpty();
+        assertThat(store.findUserMessageByClientId("t2", "click-1")).isEmpty();
+
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().message(new UserMessage("m2", "t", "r2", "m1",
+                MessageStatus.COMPLETED, T0, "hi again", "click-1")).build()))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        assertThat(store.findMessage("m2")).isEmpty();
+        store.write(StoreBatch.builder().message(first).build());
+        store.write(StoreBatch.builder().message(new UserMessage("m3", "t2", "r3", null, MessageStatus.COMPLETED, T0,
+                "elsewhere", "click-1")).build());
+        assertThat(store.findUserMessageByClientId("t2", "click-1")).map(Message::id).contains("m3");
+    }
+
+    @Test
+    void searchFindsAnOwnersThreadsByTitleAndTextBestFirst() {
+        store.createThread(new ChatThread("lisbon", "alice", "Lisbon trip", null, null, null, ThreadStatus.ACTIVE, T0,
+                at(1)));
+        store.createThread(new ChatThread("porto", "alice", "Weekend", null, null, null, ThreadStatus.ACTIVE, T0, at(2)));
+        store.createThread(new ChatThread("bobs", "bob", "Lisbon for Bob", null, null, null, ThreadStatus.ACTIVE, T0,
+                at(3)));
+        store.write(StoreBatch.builder()
+                .message(said("l1", "lisbon", null, "Which museums in Lisbon open on Mondays?"))
+                .message(replied("l2", "lisbon", "l1", "The tile museum in Lisbon opens Tuesday to Sunday."))
+                .message(said("p1", "porto", null, "A weekend in Porto, and maybe a day in Lisbon"))
+                .message(said("b1", "bobs", null, "Lisbon Lisbon Lisbon"))
+                .build());
+
+        List<ThreadSearchHit> lisbon = store.searchThreads("alice", SearchQuery.of("lisbon"), 0, 10);
+        assertThat(lisbon).extracting(hit -> hit.thread().id()).as("best match first, another owner's never")
+                .containsExactly("lisbon", "porto");
+        assertThat(lisbon.get(0).snippet().toLowerCase(java.util.Locale.ROOT)).contains("lisbon");
+        assertThat(store.searchThreads("alice", SearchQuery.of("tile museum"), 0, 10)).extracting(h -> h.thread().id())
+                .containsExactly("lisbon");
+        assertThat(store.searchThreads("alice", SearchQuery.of("\"day in lisbon\""), 0, 10))
+                .extracting(h -> h.thread().id()).containsExactly("porto");
+        assertThat(store.searchThreads("alice", SearchQuery.of("\"lisbon in day\""), 0, 10)).isEmpty();
+        assertThat(store.searchThreads("alice", SearchQuery.of("weekend"), 0, 10)).extracting(h -> h.thread().id())
+                .containsExactly("porto");
+        assertThat(store.searchThreads("alice", SearchQuery.of("lisbon"), 1, 10)).extracting(h -> h.thread().id())
+                .containsExactly("porto");
+        assertThat(store.searchThreads("alice", SearchQuery.of("museums"), 0, 10)).hasSize(1);
+        assertThat(store.searchThreads("alice", SearchQuery.of("mus"), 0, 10)).as("words match as prefixes").hasSize(1);
+        assertThat(store.searchThreads("carol", SearchQuery.of("lisbon"), 0, 10)).isEmpty();
+        for (String odd : List.of("lisbon AND NOT porto", "-lisbon", "lisbon*", "\"lisbon", "l'isbon OR",
+                "NEAR(lisbon porto)", "lisbon:", "{lisbon}", "%lisbon_", "ลิสบอน", "🙂 lisbon", "lisbon'); DROP TABLE x;--")) {
+            assertThat(store.searchThreads("alice", SearchQuery.of(odd), 0, 10)).as(odd).isNotNull();
+        }
+    }
+
+    @Test
+    void searchFollowsEditsOfMessagesAndTitles() {
+        store.createThread(new ChatThread("t", "alice", "Draft", null, null, null, ThreadStatus.ACTIVE, T0, T0));
+        store.write(StoreBatch.builder().message(replied("a", "t", "u", "")).build());
+        assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).isEmpty();
+        store.write(StoreBatch.builder().message(replied("a", "t", "u", "grilled sardines")).build());
+        assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).hasSize(1);
+        store.updateThread(store.findThread("t").orElseThrow().withTitle("Fish dinner"));
+        assertThat(store.searchThreads("alice", SearchQuery.of("fish"), 0, 10)).hasSize(1);
+        assertThat(store.searchThreads("alice", SearchQuery.of("draft"), 0, 10)).isEmpty();
+        store.deleteThread("t");
+        assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ retention and export reads
+
+    @Test
+    void anEndedRunsEventLogIsCompactedOnceAndItsMessagesStay() {
+        store.createThread(thread("t", "alice", T0));
+        Run ended = run("r", "t", RunStatus.RUNNING).finished(RunStatus.SUCCEEDED, at(10), null, null, null);
+        Run later = run("r2", "t", RunStatus.RUNNING).finished(RunStatus.FAILED, at(20), null, null, null);
+        store.write(StoreBatch.builder().run(ended).run(later).run(run("r3", "t", RunStatus.RUNNING))
+                .message(answer("r-a", "t", "r", "u"))
+                .events(List.of(event("r", 1), event("r", 2), event("r", 3), event("r", 4), event("r", 5)))
+                .build());
+        assertThat(store.findRunsToCompact(at(15), 10)).extracting(Run::id).containsExactly("r");
+        assertThat(store.findRunsToCompact(at(25), 1)).extracting(Run::id).containsExactly("r");
+
+        List<RunEvent> kept = List.of(event("r", 1), event("r", 2), event("r", 5));
+        store.compactRunEvents("r", kept, at(30));
+        assertThat(store.readEvents("r", 0, 100)).containsExactlyElementsOf(kept);
+        assertThat(store.lastSeq("r")).isEqualTo(5);
+        assertThat(store.findMessage("r-a")).isPresent();
+        assertThat(store.findRunsToCompact(at(25), 10)).extracting(Run::id).containsExactly("r2");
+    }
+
+    @Test
+    void feedbackIsListedForManyMessages() {
+        store.createThread(thread("t", "alice", T0));
+        store.saveFeedback(new Feedback("t", "r", "a", "alice", FeedbackRating.UP, null, T0));
+        store.saveFeedback(new Feedback("t", "r", "b", "alice", FeedbackRating.DOWN, "no", T0));
+        store.saveFeedback(new Feedback("t", "r", "c", "alice", FeedbackRating.UP, null, T0));
+        assertThat(store.listFeedback(List.of("a", "b", "zz"))).extracting(Feedback::messageId)
+                .containsExactlyInAnyOrder("a", "b");
+    }
+
     // ------------------------------------------------------------------ pending inputs
 
     protected PendingInput clarify(String runId, String inputId) {

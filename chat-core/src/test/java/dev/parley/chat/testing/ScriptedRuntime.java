@@ -7,6 +7,8 @@ import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ApprovalReply;
+import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.RuntimeAdapter;
@@ -162,6 +164,8 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<ApprovalReply> decisions = new CopyOnWriteArrayList<>();
     private final List<String> expired = new CopyOnWriteArrayList<>();
     private volatile boolean expiring;
+    private volatile List<ModelOption> models = List.of();
+    private volatile List<SkillOption> skills = List.of();
     private final Map<String, Flow.Subscriber<?>> streams = new ConcurrentHashMap<>();
 
     private ScriptedRuntime(Function<RunRequest, Script> scripts, Set<Capability> capabilities) {
@@ -280,6 +284,24 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         ScriptedRuntime copy = new ScriptedRuntime(scripts, capabilities);
         copy.expiring = true;
         return copy;
+    }
+
+    /** The same scripts, offering exactly these models and skills. */
+    public ScriptedRuntime offering(List<ModelOption> offeredModels, List<SkillOption> offeredSkills) {
+        ScriptedRuntime copy = new ScriptedRuntime(scripts, capabilities);
+        copy.models = List.copyOf(offeredModels);
+        copy.skills = List.copyOf(offeredSkills);
+        return copy;
+    }
+
+    @Override
+    public List<ModelOption> models() {
+        return models;
+    }
+
+    @Override
+    public List<SkillOption> skills() {
+        return skills;
     }
 
     /** The approval decisions the engine delivered, in order. */

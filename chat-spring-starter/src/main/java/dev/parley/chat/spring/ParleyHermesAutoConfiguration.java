@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.hermes.FeatureSetting;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesModel;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
@@ -43,6 +44,11 @@ public class ParleyHermesAutoConfiguration {
                 .connectTimeout(hermes.getConnectTimeout())
                 .idleTimeout(hermes.getIdleTimeout())
                 .defaultMaxIterations(hermes.getMaxIterations())
+                .apiServerSessionHistory(setting("session-history", hermes.getApiServer().getSessionHistory()))
+                .apiServerIdempotentStart(setting("idempotent-start", hermes.getApiServer().getIdempotentStart()))
+                .apiServerClarify(setting("clarify", hermes.getApiServer().getClarify()))
+                .apiServerApprovalTimeout(hermes.getApiServer().getApprovalTimeout())
+                .apiServerInfoTtl(hermes.getApiServer().getInfoTtl())
                 .modelResolver(modelResolver.getIfAvailable(() -> models(hermes.getModels())))
                 .skillResolver(skillResolver.getIfAvailable(() -> hermes.getSkillsDir() == null
                         ? SkillResolver.none() : SkillResolver.directory(hermes.getSkillsDir())));
@@ -55,6 +61,15 @@ public class ParleyHermesAutoConfiguration {
             return HermesTransport.valueOf(normalised);
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("parley.hermes.transport must be BRIDGE or API_SERVER, got '" + name + "'");
+        }
+    }
+
+    private static FeatureSetting setting(String property, String value) {
+        try {
+            return FeatureSetting.valueOf(value.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(
+                    "parley.hermes.api-server." + property + " must be DETECT, ON or OFF, got '" + value + "'");
         }
     }
 

@@ -331,8 +331,9 @@ public class ParleyProperties {
             EngineLimits defaults = EngineLimits.defaults();
             return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
-                    maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(),
-                    clientToolTimeout);
+                    maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval,
+                    defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(), clientToolTimeout,
+                    defaults.historyMessages(), defaults.historyCharacters());
         }
     }
 
@@ -368,6 +369,8 @@ public class ParleyProperties {
         private @Nullable Path skillsDir;
         /** The models a person may choose; API keys are sent to the runtime, never shown or stored. */
         private List<Model> models = new ArrayList<>();
+        /** Behaviours of Hermes' API server, read from the server unless pinned here. */
+        private ApiServer apiServer = new ApiServer();
 
         public @Nullable String getBaseUrl() {
             return baseUrl;
@@ -431,6 +434,72 @@ public class ParleyProperties {
 
         public void setModels(List<Model> models) {
             this.models = models;
+        }
+
+        public ApiServer getApiServer() {
+            return apiServer;
+        }
+
+        public void setApiServer(ApiServer apiServer) {
+            this.apiServer = apiServer;
+        }
+    }
+
+    /**
+     * How the adapter treats Hermes' API server ({@code parley.hermes.transport=API_SERVER}). Each behaviour is
+     * DETECT (from the server's capabilities and version), ON or OFF; strings, so these properties bind
+     * also where the Hermes module is left out.
+     */
+    public static class ApiServer {
+        /** Whether the server restores a session's earlier turns from its id (0.20+); else history is sent. */
+        private String sessionHistory = "DETECT";
+        /** Whether the server honours Idempotency-Key on a start, so a lost answer may be retried. */
+        private String idempotentStart = "DETECT";
+        /** Whether the server has clarify questions. */
+        private String clarify = "DETECT";
+        /** Hermes' approvals.timeout: how long the server waits for an approval before it denies. */
+        private Duration approvalTimeout = Duration.ofSeconds(60);
+        /** How long what the server said about itself is kept. */
+        private Duration infoTtl = Duration.ofMinutes(10);
+
+        public String getSessionHistory() {
+            return sessionHistory;
+        }
+
+        public void setSessionHistory(String sessionHistory) {
+            this.sessionHistory = sessionHistory;
+        }
+
+        public String getIdempotentStart() {
+            return idempotentStart;
+        }
+
+        public void setIdempotentStart(String idempotentStart) {
+            this.idempotentStart = idempotentStart;
+        }
+
+        public String getClarify() {
+            return clarify;
+        }
+
+        public void setClarify(String clarify) {
+            this.clarify = clarify;
+        }
+
+        public Duration getApprovalTimeout() {
+            return approvalTimeout;
+        }
+
+        public void setApprovalTimeout(Duration approvalTimeout) {
+            this.approvalTimeout = approvalTimeout;
+        }
+
+        public Duration getInfoTtl() {
+            return infoTtl;
+        }
+
+        public void setInfoTtl(Duration infoTtl) {
+            this.infoTtl = infoTtl;
         }
     }
 

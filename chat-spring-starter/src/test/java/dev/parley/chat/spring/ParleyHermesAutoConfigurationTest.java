@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.hermes.FeatureSetting;
+import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.hermes.HermesTransport;
 import dev.parley.chat.model.AssistantMessage;
@@ -18,6 +20,7 @@ import dev.parley.simulator.BridgeSimulator;
 import dev.parley.simulator.SimulatorConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -84,6 +87,25 @@ class ParleyHermesAutoConfigurationTest {
                         .isEqualTo(HermesTransport.API_SERVER));
         runner.withPropertyValues("parley.hermes.base-url=http://localhost:1", "parley.hermes.transport=carrier-pigeon")
                 .run(context -> assertThat(context).hasFailed());
+    }
+
+    @Test
+    void theApiServersBehavioursCanBePinned() {
+        runner.withPropertyValues("parley.hermes.base-url=http://localhost:1", "parley.hermes.transport=API_SERVER",
+                        "parley.hermes.api-server.session-history=off", "parley.hermes.api-server.clarify=ON",
+                        "parley.hermes.api-server.approval-timeout=5m", "parley.hermes.api-server.info-ttl=30s")
+                .run(context -> {
+                    HermesConfig config = context.getBean(HermesRuntimeAdapter.class).config();
+                    assertThat(config.apiServerSessionHistory()).isEqualTo(FeatureSetting.OFF);
+                    assertThat(config.apiServerClarify()).isEqualTo(FeatureSetting.ON);
+                    assertThat(config.apiServerIdempotentStart()).isEqualTo(FeatureSetting.DETECT);
+                    assertThat(config.apiServerApprovalTimeout()).isEqualTo(Duration.ofMinutes(5));
+                    assertThat(config.apiServerInfoTtl()).isEqualTo(Duration.ofSeconds(30));
+                });
+        runner.withPropertyValues("parley.hermes.base-url=http://localhost:1",
+                        "parley.hermes.api-server.clarify=sometimes")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("parley.hermes.api-server.clarify must be DETECT, ON or OFF"));
     }
 
     @Test

@@ -73,9 +73,12 @@ public final class BridgeSimulator implements AutoCloseable {
     private final Clock clock = Clock.systemUTC();
     private volatile boolean closed;
 
-    /** What the simulator received for a run (for tests): the session asked for, and whether a model key came. */
+    /**
+     * What the simulator received for a run (for tests): the session asked for, whether a model key came, and how
+     * many {@code history} entries (the history addition; the simulator plays its scenario either way).
+     */
     public record RunRequestSeen(String runId, String sessionId, String userMessage, String systemPrompt,
-            boolean modelApiKeyPresent, List<String> hostTools) {
+            boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
     }
 
     private BridgeSimulator(SimulatorConfig config) throws IOException {
@@ -343,7 +346,7 @@ public final class BridgeSimulator implements AutoCloseable {
             runs.put(runId, run);
         }
         requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
-                text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools)));
+                text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools), body.path("history").size()));
         String sessionKey = hermesSession;
         Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {

@@ -245,7 +245,7 @@ class EndToEndTest {
     }
 
     @Test
-    void aForgottenSessionStartsANewOneAndSaysSo() throws Exception {
+    void aForgottenSessionIsStartedAgainWithTheConversation() throws Exception {
         BridgeSimulator simulator = simulator(b -> b.strictSessions(true));
         ChatEngine engine = engine(simulator);
         String thread = engine.createThread(ALICE, NewThread.empty()).id();
@@ -257,7 +257,10 @@ class EndToEndTest {
         RunTicket second = startWhenFree(engine, thread, "still there?");
         Run run = awaitRun(engine, second.runId(), RunStatus.SUCCEEDED);
 
-        assertThat(steps(run, StatusMessage.class)).anySatisfy(s -> assertThat(s.text()).contains("new session"));
+        // the strict Bridge's 410 makes the adapter send the thread's conversation along (the history addition),
+        // so no context is lost and no warning is due
+        assertThat(simulator.request(second.runId()).orElseThrow().historyEntries()).isEqualTo(2);
+        assertThat(steps(run, StatusMessage.class)).noneSatisfy(s -> assertThat(s.text()).contains("new session"));
         assertThat(store.findThread(thread).orElseThrow().runtimeSessionId()).isNotEqualTo(before).startsWith("hs-");
     }
 

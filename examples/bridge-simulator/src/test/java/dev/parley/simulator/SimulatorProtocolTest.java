@@ -143,6 +143,19 @@ class SimulatorProtocolTest {
         assertThat(gone.body()).contains("SESSION_NOT_FOUND");
     }
 
+    @Test
+    void aRunThatBringsTheConversationIsAcceptedAndRecorded() throws Exception {
+        BridgeSimulator sim = start(SimulatorConfig.builder());
+
+        HttpResponse<String> answer = call(sim, "POST", "/run", "{\"runId\":\"r1\",\"sessionId\":null,\"userMessage\":\"x\","
+                + "\"clientCapabilities\":[\"approvals\",\"history\"],\"history\":[{\"role\":\"user\",\"text\":\"hi\"},"
+                + "{\"role\":\"assistant\",\"text\":\"hello\"}]}", true);
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).contains("\"kind\":\"done\"");
+        assertThat(sim.request("r1").orElseThrow().historyEntries()).isEqualTo(2);
+    }
+
     // ------------------------------------------------------------------ approvals (protocol section 10)
 
     private static final String APPROVE = "\"userMessage\":\"please approve the cleanup\",\"clientCapabilities\":[\"approvals\"]";

@@ -2,14 +2,17 @@ package dev.parley.chat.hermes.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesErrors;
+import dev.parley.chat.model.Message;
 import dev.parley.chat.model.TodoStatus;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.StreamPublisher;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
 import okhttp3.HttpUrl;
@@ -20,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}),
- * retrying once without the session on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
+ * sending the conversation ({@link BridgeHistory}) when there is no session to continue, retrying once without
+ * the session but with the conversation on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
  * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}. See
  * {@code docs/hermes-bridge-protocol.md}; this class does what it says.
  */
@@ -51,6 +55,7 @@ public final class BridgeRun extends RunLoop {
     private volatile boolean started;
     private volatile boolean cancelRequested;
     private boolean everOpened;
+    private boolean historySent;
     private String lastProblem = "";
 
     /**
@@ -109,14 +114,25 @@ public final class BridgeRun extends RunLoop {
             return;
         }
         String session = request.runtimeSessionId();
-        Opened opened = open(post(session));
+        Request first = post(session, session == null);
+        if (first == null) {
+            return;
+        }
+        Opened opened = open(first);
         RemoteError error = opened.error();
         if (error != null && error.status() == 410 && session != null) {
-            log.info("Run {}: the Bridge no longer has session {}; starting a new one", runId, session);
-            emit(new AgentStreamEvent.StatusUpdate(runId + ":status:session", "warn",
-                    "The agent's previous session was not found (the Bridge may have restarted); "
-                            + "this turn starts a new session without the earlier context."));
-            opened = open(post(null));
+            log.info("Run {}: the Bridge no longer has session {}; starting a new one from the conversation", runId,
+                    session);
+            Request again = post(null, true);
+            if (again == null) {
+                return;
+            }
+            if (!historySent) {
+                emit(new AgentStreamEvent.StatusUpdate(runId + ":status:session", "warn",
+                        "The agent's previous session was not found (the Bridge may have restarted); "
+                                + "this turn starts a new session without the earlier context."));
+            }
+            opened = open(again);
             error = opened.error();
         }
         if (opened.stopped()) {
@@ -140,12 +156,29 @@ public final class BridgeRun extends RunLoop {
         recover(consume(opened), false);
     }
 
-    private Request post(@Nullable String session) {
+    /**
+     * The {@code POST /run} request; with {@code withHistory} the thread's conversation goes along (read from
+     * the store now, only when there is one to send). Null if reading it failed (a {@code RunFailed} went out).
+     */
+    private @Nullable Request post(@Nullable String session, boolean withHistory) {
         ObjectNode payload = body.deepCopy();
         if (session != null) {
             payload.put("sessionId", session);
         } else {
             payload.putNull("sessionId");
+        }
+        if (withHistory) {
+            List<Message> history;
+            try {
+                history = request.history().messages();
+            } catch (ChatException e) {
+                emit(new AgentStreamEvent.RunFailed(e.code().name(), "could not read the conversation: " + e.getMessage()));
+                return null;
+            }
+            if (!history.isEmpty()) {
+                payload.set("history", BridgeHistory.entries(history, http.json(), redactor));
+                historySent = true;
+            }
         }
         return http.request(http.url("run")).header("Accept", "text/event-stream").post(http.jsonBody(payload)).build();
     }

@@ -87,6 +87,36 @@ public final class HermesHttp implements AutoCloseable {
         }
     }
 
+    /**
+     * A JSON body OkHttp may send only once: once any of it went out, OkHttp does not repeat the request on
+     * its own after a connection failure (its silent retry would start a second run on a server that ignores
+     * {@code Idempotency-Key}). A request that never left is still retried by OkHttp.
+     */
+    public RequestBody oneShotJsonBody(Object value) {
+        RequestBody body = jsonBody(value);
+        return new RequestBody() {
+            @Override
+            public MediaType contentType() {
+                return body.contentType();
+            }
+
+            @Override
+            public long contentLength() throws IOException {
+                return body.contentLength();
+            }
+
+            @Override
+            public boolean isOneShot() {
+                return true;
+            }
+
+            @Override
+            public void writeTo(okio.BufferedSink sink) throws IOException {
+                body.writeTo(sink);
+            }
+        };
+    }
+
     /** A call on the streaming client (read timeout = idle timeout, no whole-call timeout). */
     public Call streamCall(Request request) {
         return stream.newCall(request);

@@ -1,11 +1,8 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
-import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
-import dev.parley.chat.input.ClientToolAnswer;
-import dev.parley.chat.input.ClientToolRequest;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
@@ -20,10 +17,7 @@ import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +25,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * One run while it lives in this process: its log, its reducer, its connection to the runtime and the
@@ -58,10 +51,8 @@ public final class ActiveRun {
     private final RunReducer reducer = new RunReducer();
     private final RunLog runLog;
     private final RunHost host;
-    private final HostActionRunner hostActions;
+    private final ToolRunner tools;
     private final RunInputs inputs;
-    /** The tools the person's browser runs for this run, by name. */
-    private final Map<String, HostToolSpec> clientTools;
     /** Keeps one order between the runtime's stream and the engine's own events (answers). */
     private final ReentrantLock order = new ReentrantLock();
 
@@ -87,6 +78,8 @@ public final class ActiveRun {
     private volatile boolean finished;
     private volatile boolean detached;
     private volatile boolean abandoned;
+    /** The run continues a runtime session, or reported a new one: its answer is then the session's head. */
+    private volatile boolean continuesSession;
 
     /**
      * @param baseSeq the seq after which this process numbers events (0 for a new run; after a restart,
@@ -110,11 +103,8 @@ public final class ActiveRun {
         this.writes = new RunWrites(ctx, runId, reservedSeq);
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY, baseSeq);
         this.host = host;
-        this.hostActions = new HostActionRunner(ctx, this);
+        this.tools = new ToolRunner(ctx, this, clientTools);
         this.inputs = new RunInputs(ctx, this);
-        Map<String, HostToolSpec> tools = new LinkedHashMap<>();
-        clientTools.forEach(tool -> tools.put(tool.name(), tool));
-        this.clientTools = Map.copyOf(tools);
     }
 
     public String runId() {
@@ -230,8 +220,11 @@ public final class ActiveRun {
             if (hasEnded()) {
                 return;
             }
-            RunRequest request = request();
-            Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration()
+            RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
+                    tools.clientTools());
+            continuesSession = prepared.continuesSession();
+            RunRequest request = prepared.request();
+            Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration() && !prepared.leavesSession()
                     ? ctx.runtime.retry(request)
                     : ctx.runtime.generateResponse(request);
             stream.subscribe(new RuntimeStream(ctx, this));
@@ -248,7 +241,12 @@ public final class ActiveRun {
 
     /** Re-attaches to a run still waiting in the runtime after this host restarted. */
     void reattach(String resumeToken) {
-        guarded(() -> ctx.runtime.reattach(request(), resumeToken).subscribe(new RuntimeStream(ctx, this)));
+        guarded(() -> {
+            RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
+                    tools.clientTools());
+            continuesSession = prepared.continuesSession();
+            ctx.runtime.reattach(prepared.request(), resumeToken).subscribe(new RuntimeStream(ctx, this));
+        });
     }
 
     /** Logs the run's start (once): run_started and its first messages. */
@@ -258,20 +256,6 @@ public final class ActiveRun {
         }
         ingest(new AgentStreamEvent.RunStarted(threadId, runId, run.assistantMessageId()));
         ingest(new AgentStreamEvent.MessagesSnapshot(threadId, runId, initialMessages, null));
-    }
-
-    private RunRequest request() {
-        Run r = snapshot();
-        String session = ctx.store.findThread(threadId).map(t -> t.runtimeSessionId()).orElse(null);
-        List<HostToolSpec> tools = new ArrayList<>();
-        if (ctx.can(Capability.HOST_TOOLS)) {
-            for (HostAction action : ctx.hostActions.values()) {
-                tools.add(action.spec());
-            }
-            tools.addAll(clientTools.values());
-        }
-        return new RunRequest(threadId, runId, r.ownerId(), r.assistantMessageId(), r.input(), session, r.modelId(),
-                r.skill(), r.maxIterations(), tools, r.context());
     }
 
     // ------------------------------------------------------------------ the guarantee: every run ends
@@ -427,6 +411,7 @@ public final class ActiveRun {
                 writes.input(new PendingInput(runId, ask.inputId(), ask.messageId(), ask.request(), ask.deadline(),
                         ask.resumeToken(), InputState.PENDING, null, ctx.now(), null));
             } else if (event instanceof AgentStreamEvent.RuntimeSession) {
+                continuesSession = true;
                 writes.touch(new ThreadTouch(threadId, ((AgentStreamEvent.RuntimeSession) event).sessionId(),
                         null, null));
             } else if (event.isTerminal()) {
@@ -434,7 +419,8 @@ public final class ActiveRun {
                 terminalSeq = seq;
                 writes.messagesNow();
                 writes.runChanged();
-                writes.touch(new ThreadTouch(threadId, null, ctx.now(), null));
+                writes.touch(new ThreadTouch(threadId, null, ctx.now(), null, null,
+                        continuesSession ? run.assistantMessageId() : null));
             }
         }
         ctx.writer.markDirty(this, 1);
@@ -653,10 +639,7 @@ public final class ActiveRun {
 
     // ------------------------------------------------------------------ tools the host side answers
 
-    /**
-     * The agent finished a tool call: a client tool waits for the person's browser (a pending input), a
-     * host action runs on a worker. Other tools are the runtime's own.
-     */
+    /** The agent finished a tool call: the host side answers host actions and client tools. */
     private void toolCallEnded(String executionId) {
         if (!ctx.can(Capability.HOST_TOOLS)) {
             return;
@@ -665,28 +648,9 @@ public final class ActiveRun {
         synchronized (this) {
             call = reducer.action(executionId);
         }
-        if (call == null) {
-            return;
+        if (call != null) {
+            tools.called(call);
         }
-        HostToolSpec clientTool = clientTools.get(call.name());
-        if (clientTool == null) {
-            hostActions.called(call);
-            return;
-        }
-        inputs.ask(new AgentStreamEvent.InputRequested(call.id(), "tool:" + executionId,
-                new ClientToolRequest(executionId, call.name(), call.arguments(), clientTool.parametersSchema()),
-                ctx.now().plus(ctx.limits.clientToolTimeout()), null), new RunInputs.Continuation() {
-                    @Override
-                    public void answered(InputAnswer answer) {
-                        ClientToolAnswer result = (ClientToolAnswer) answer;
-                        hostActions.returnResult(call, result.result(), result.error());
-                    }
-
-                    @Override
-                    public void expired() {
-                        hostActions.returnResult(call, "tool " + call.name() + " did not answer in time", true);
-                    }
-                });
     }
 
     // ------------------------------------------------------------------ the batch writer's side
@@ -759,23 +723,6 @@ public final class ActiveRun {
     }
 
     private void withMdc(Runnable work) {
-        String outerThread = MDC.get("parley.threadId");
-        String outerRun = MDC.get("parley.runId");
-        MDC.put("parley.threadId", threadId);
-        MDC.put("parley.runId", runId);
-        try {
-            work.run();
-        } finally {
-            restore("parley.threadId", outerThread);
-            restore("parley.runId", outerRun);
-        }
-    }
-
-    private static void restore(String key, @Nullable String value) {
-        if (value == null) {
-            MDC.remove(key);
-        } else {
-            MDC.put(key, value);
-        }
+        RunMdc.run(threadId, runId, work);
     }
 }

@@ -77,6 +77,23 @@ public final class RunManager implements RunHost {
         return ctx.lanes.isBusy(threadId);
     }
 
+    /**
+     * Stops every run of a thread that is queued or active (on this instance or, through the coordinator,
+     * another) and waits up to {@code patience} for them to end, e.g. before the thread is erased.
+     */
+    public void stopThread(String threadId, java.time.Duration patience) {
+        for (Run run : ctx.store.findThreadRuns(threadId, ACTIVE)) {
+            cancel(run);
+        }
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (System.nanoTime() < deadline && (isThreadBusy(threadId)
+                || !ctx.store.findThreadRuns(threadId, ACTIVE).isEmpty())) {
+            if (!StoreRetry.pause(20)) {
+                return;
+            }
+        }
+    }
+
     /** The live messages of a run active here (fresher than the stored ones), or null. */
     public @Nullable List<Message> liveMessages(String runId) {
         ActiveRun active = ctx.activeRuns.get(runId);

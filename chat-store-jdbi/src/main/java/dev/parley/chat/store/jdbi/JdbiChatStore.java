@@ -9,14 +9,17 @@ import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.HostActionRecord;
+import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
+import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.EventDao;
@@ -55,12 +58,18 @@ import org.jspecify.annotations.Nullable;
  * for them (WAL). Answers to inputs and host-action claims are single conditional statements, so concurrent
  * callers — threads or host instances — get exactly one winner.
  *
+ * <h2>Trees and search</h2>
+ * A branch page is a recursive walk of {@code limit} parent links; its cursor is checked in O(log depth)
+ * steps by the depth and jump pointer each message gets on its first save. The search reads SQLite's FTS5
+ * indexes (kept by triggers) or PostgreSQL's GIN indexes over vectors the store writes with each row, from
+ * {@link SearchQuery}'s quoted terms only. See the module's README for both.
+ *
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
  * details or secrets. {@link #createThread} throws {@code CONFLICT} for an existing id; {@link #write} throws
- * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run (a unique
- * index, so also across instances) and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
+ * {@code CONFLICT} for a batch that would give a thread a second RUNNING or WAITING_FOR_INPUT run, or a second
+ * user message with one client id (unique indexes, so also across instances), and {@link dev.parley.chat.store.LeaseLostException} for a fenced batch
  * whose run another instance holds. Nothing returned is null unless the {@link ChatStore} contract says so.
  *
  * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each
@@ -171,6 +180,52 @@ public final class JdbiChatStore implements ChatStore {
                 dao -> dao.messages().variantIds(parentMessageIds));
     }
 
+    // ------------------------------------------------------------------ branches
+
+    @Override
+    public List<Message> listBranch(String threadId, String leafId, @Nullable String beforeMessageId, int limit) {
+        return limit <= 0 ? List.of() : MessageDao.decodeAll(db.read("reading a branch",
+                dao -> dao.tree().branch(threadId, leafId, beforeMessageId, limit)));
+    }
+
+    @Override
+    public List<Message> findMessages(Collection<String> messageIds) {
+        return messageIds.isEmpty() ? List.of() : MessageDao.decodeAll(db.read("reading messages",
+                dao -> dao.messages().findBodies(messageIds)));
+    }
+
+    @Override
+    public Map<String, List<String>> findUserSiblingIds(String threadId, Collection<String> userMessageIds) {
+        return userMessageIds.isEmpty() ? new LinkedHashMap<>() : db.read("reading a message's edits",
+                dao -> dao.tree().userSiblings(threadId, userMessageIds));
+    }
+
+    @Override
+    public Optional<String> findNewestDescendant(String threadId, String messageId) {
+        return db.read("reading a branch's newest message", dao -> dao.tree().newestDescendant(threadId, messageId));
+    }
+
+    @Override
+    public Optional<UserMessage> findUserMessageByClientId(String threadId, String clientMessageId) {
+        return db.read("reading a message by its client id",
+                dao -> dao.messages().findByClientId(threadId, clientMessageId))
+                .map(MessageDao::decode).map(UserMessage.class::cast);
+    }
+
+    @Override
+    public List<Message> listTopLevelMessagesAfter(String threadId, @Nullable String afterMessageId, int limit) {
+        return limit <= 0 ? List.of() : MessageDao.decodeAll(db.read("reading a page of a whole thread",
+                dao -> dao.messages().topLevelPageAfter(threadId, afterMessageId, limit)));
+    }
+
+    // ------------------------------------------------------------------ search
+
+    @Override
+    public List<ThreadSearchHit> searchThreads(String ownerId, SearchQuery query, int offset, int limit) {
+        return limit <= 0 ? List.of() : db.read("searching threads",
+                dao -> dao.search().search(ownerId, query, Math.max(0, offset), limit));
+    }
+
     // ------------------------------------------------------------------ runs and events
 
     @Override
@@ -209,6 +264,41 @@ public final class JdbiChatStore implements ChatStore {
     @Override
     public long reservedSeq(String runId) {
         return db.read("reading a seq reservation", dao -> dao.events().reservedSeq(runId)).orElse(0L);
+    }
+
+    // ------------------------------------------------------------------ retention
+
+    @Override
+    public List<Run> findRunsToCompact(Instant endedBefore, int limit) {
+        return limit <= 0 ? List.of() : db.read("finding runs to compact",
+                dao -> dao.runs().findToCompact(endedBefore, limit));
+    }
+
+    /**
+     * Marks the run compacted, deletes its events and inserts {@code kept}, in one transaction; an unknown
+     * run is left alone.
+     *
+     * @throws IllegalArgumentException if an event of {@code kept} belongs to another run (nothing is changed)
+     */
+    @Override
+    public void compactRunEvents(String runId, List<RunEvent> kept, Instant at) {
+        for (RunEvent event : kept) {
+            if (!event.runId().equals(runId)) {
+                throw new IllegalArgumentException("event " + event.seq() + " of run " + event.runId()
+                        + " is not an event of run " + runId);
+            }
+        }
+        List<EventDao.Encoded> encoded = EventDao.encode(kept);
+        db.write("compacting a run's events", dao -> {
+            if (dao.runs().markCompacted(runId, at.toEpochMilli()) == 0) {
+                return null;
+            }
+            dao.events().deleteEventsOfRun(runId);
+            if (!encoded.isEmpty()) {
+                dao.events().insert(encoded);
+            }
+            return null;
+        });
     }
 
     // ------------------------------------------------------------------ pending inputs and approvals
@@ -268,6 +358,11 @@ public final class JdbiChatStore implements ChatStore {
     @Override
     public Optional<Feedback> findFeedback(String messageId, String ownerId) {
         return db.read("reading feedback", dao -> dao.feedback().find(messageId, ownerId));
+    }
+
+    @Override
+    public List<Feedback> listFeedback(Collection<String> messageIds) {
+        return messageIds.isEmpty() ? List.of() : db.read("listing feedback", dao -> dao.feedback().list(messageIds));
     }
 
     // ------------------------------------------------------------------ host actions

@@ -13,10 +13,14 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadCursor;
+import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.jdbi.internal.EventDao;
+import dev.parley.chat.store.jdbi.internal.FeedbackDao;
 import dev.parley.chat.store.jdbi.internal.MessageDao;
+import dev.parley.chat.store.jdbi.internal.MessageTreeDao;
 import dev.parley.chat.store.jdbi.internal.RunDao;
 import dev.parley.chat.store.jdbi.internal.ThreadDao;
 import java.time.Instant;
@@ -53,6 +57,9 @@ abstract class HotQueryTest {
     static final String LONG_RUN = "long";
     static final int TURNS = 5_000;
     static final int EVENTS = 100_000;
+    /** A thread whose active branch is one path of {@value #DEPTH} messages, each following the one before. */
+    static final String DEEP_THREAD = "deep";
+    static final int DEPTH = 4_000;
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
     TestDatabase database;
@@ -74,11 +81,24 @@ abstract class HotQueryTest {
      * @param sortAllowed true where an {@code IN} list of several values makes a (small) sort legitimate
      */
     record HotQuery(String sql, Map<String, Object> binds, Map<String, List<String>> lists, String table,
-            List<String> indexes, boolean sortAllowed) {
+            List<String> indexes, boolean sortAllowed, List<String> scansAllowed) {
+
+        HotQuery(String sql, Map<String, Object> binds, Map<String, List<String>> lists, String table,
+                List<String> indexes, boolean sortAllowed) {
+            this(sql, binds, lists, table, indexes, sortAllowed, List.of());
+        }
 
         HotQuery(String sql, Map<String, Object> binds, Map<String, List<String>> lists, String table,
                 String index, boolean sortAllowed) {
-            this(sql, binds, lists, table, List.of(index), sortAllowed);
+            this(sql, binds, lists, table, List.of(index), sortAllowed, List.of());
+        }
+
+        /**
+         * The same query, whose plan may scan these: the work tables of its recursive steps and its own
+         * intermediate results (SQLite reports reading them as a SCAN, like a table).
+         */
+        HotQuery scanning(String... names) {
+            return new HotQuery(sql, binds, lists, table, indexes, sortAllowed, List.of(names));
         }
 
         Query bindTo(Query query) {
@@ -99,6 +119,7 @@ abstract class HotQueryTest {
         for (int t = 0; t < 20; t++) {
             writeTurns("other-" + t, "o" + t + "-", 50);
         }
+        writeChain(DEEP_THREAD, DEPTH);
         List<RunEvent> batch = new ArrayList<>();
         for (int seq = 1; seq <= EVENTS; seq++) {
             batch.add(delta(LONG_RUN, seq));
@@ -112,14 +133,21 @@ abstract class HotQueryTest {
                     .mapToObj(seq -> delta("r-" + seq % 10, seq)).collect(Collectors.toList())).build());
         }
         direct.useHandle(h -> {
-            PreparedBatch threads = h.prepareBatch(ThreadDao.INSERT_THREAD);
+            PreparedBatch threads = h.prepareBatch("INSERT INTO parley_threads "
+                    + "(id, owner_id, status, created_at, last_message_at) "
+                    + "VALUES (:id, :ownerId, 'ACTIVE', :createdAt, :lastMessageAt)");
             for (int i = 0; i < 3_000; i++) {
-                threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30).bind("title", (String) null)
-                        .bind("runtimeSessionId", (String) null).bind("modelId", (String) null)
-                        .bind("skill", (String) null).bind("status", "ACTIVE")
+                threads.bind("id", "thread-" + i).bind("ownerId", "owner-" + i % 30)
                         .bind("createdAt", T0.toEpochMilli()).bind("lastMessageAt", T0.toEpochMilli() + i).add();
             }
             threads.execute();
+            PreparedBatch feedback = h.prepareBatch("INSERT INTO parley_feedback "
+                    + "(message_id, owner_id, thread_id, run_id, rating, created_at) "
+                    + "VALUES (:messageId, 'alice', :threadId, :runId, 'UP', 0)");
+            for (int i = 0; i < TURNS; i += 2) {
+                feedback.bind("messageId", "a-" + i).bind("threadId", BIG_THREAD).bind("runId", "r-" + i).add();
+            }
+            feedback.execute();
             h.execute("ANALYZE");
         });
         System.out.printf("%s: stored %d turns and %d events in %d ms%n", database, TURNS + 1000,
@@ -143,6 +171,36 @@ abstract class HotQueryTest {
                 batch = StoreBatch.builder();
             }
         }
+    }
+
+    /**
+     * A chain u0 → a0 → u1 → a1 … (each answer with a thinking step, as in a run), the user messages with
+     * client ids, an edit of the second user message and a second answer to it.
+     */
+    private void writeChain(String threadId, int messages) {
+        store.createThread(new ChatThread(threadId, "alice", "deep", null, null, null, ThreadStatus.ACTIVE, T0, T0));
+        StoreBatch.Builder batch = StoreBatch.builder();
+        String parent = null;
+        for (int i = 0; i < messages; i++) {
+            String id = "d-" + i;
+            Instant at = T0.plusSeconds(i);
+            if (i % 2 == 0) {
+                batch.message(new UserMessage(id, threadId, "dr-" + i / 2, parent, MessageStatus.COMPLETED, at, "step " + i,
+                        "click-" + i));
+            } else {
+                batch.message(new AssistantMessage(id, threadId, "dr-" + i / 2, parent, MessageStatus.COMPLETED, at,
+                        "deep answer " + i, null, null));
+                batch.message(new ThinkingMessage("ds-" + i, threadId, "dr-" + i / 2, id, MessageStatus.COMPLETED, at, "hm"));
+            }
+            parent = id;
+            if ((i + 1) % 500 == 0) {
+                store.write(batch.build());
+                batch = StoreBatch.builder();
+            }
+        }
+        store.write(batch.message(new UserMessage("d-edit", threadId, "dr-edit", "d-1", MessageStatus.COMPLETED, T0, "edited"))
+                .message(new AssistantMessage("d-regen", threadId, "dr-regen", "d-2", MessageStatus.COMPLETED, T0, "again",
+                        null, null)).build());
     }
 
     private static RunEvent delta(String runId, long seq) {
@@ -240,13 +298,119 @@ abstract class HotQueryTest {
                 .extracting(ChatThread::id).containsExactly("thread-1477", "thread-1447", "thread-1417");
     }
 
+    HotQuery branchPage(String startId) {
+        return new HotQuery(MessageTreeDao.BRANCH_PAGE, Map.of("threadId", DEEP_THREAD, "startId", startId, "limit", 50),
+                Map.of(), "parley_messages", keyIndex("parley_messages"), true).scanning("path");
+    }
+
+    /**
+     * A page of a branch costs {@code limit} lookups by id, and checking that its cursor is on the branch
+     * O(log depth) more: each step of each walk is an index probe, and the jump pointers reach the cursor's
+     * depth in at most about 3 log2(depth) steps.
+     */
+    @Test
+    @Order(3)
+    void aBranchPageWalksItsParentLinksAndFindsItsCursorInLogarithmicSteps() {
+        assertPlanUsesIndex(branchPage("d-3999"));
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.ANCESTOR_AT_DEPTH, Map.of("threadId", DEEP_THREAD,
+                "leafId", "d-3999", "depth", 7), Map.of(), "parley_messages", keyIndex("parley_messages"), true).scanning("up"));
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.ANCESTOR_BY_PARENTS, Map.of("threadId", DEEP_THREAD,
+                "leafId", "d-3999", "ancestorId", "d-3900"), Map.of(), "parley_messages", keyIndex("parley_messages"), true).scanning("up"));
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.POSITION, Map.of("threadId", DEEP_THREAD, "id", "d-10"), Map.of(),
+                "parley_messages", keyIndex("parley_messages"), false));
+
+        for (int depth : new int[] {0, 1, 7, 1000, 2047, 2048, 3998}) {
+            int steps = direct.withHandle(h -> h.createQuery(MessageTreeDao.ANCESTOR_AT_DEPTH)
+                    .bind("threadId", DEEP_THREAD).bind("leafId", "d-3999").bind("depth", depth)
+                    .map((rs, ctx) -> {
+                        assertThat(rs.getString("id")).isEqualTo("d-" + depth);
+                        return rs.getInt("steps");
+                    }).one());
+            // the skew-binary jumps reach any depth in at most about 3 log2(depth) steps (28 here at worst)
+            assertThat(steps).as("steps from depth 3999 to %d", depth)
+                    .isLessThanOrEqualTo(3 * (32 - Integer.numberOfLeadingZeros(DEPTH)));
+        }
+        assertThat(store.listBranch(DEEP_THREAD, "d-3999", "d-2000", 3)).extracting(Message::id)
+                .containsExactly("d-1997", "d-1998", "d-1999");
+        assertThat(store.listBranch(DEEP_THREAD, "d-3999", null, 2)).extracting(Message::id).containsExactly("d-3998", "d-3999");
+        assertThat(store.listBranch(DEEP_THREAD, "d-regen", "d-2", 5)).extracting(Message::id)
+                .containsExactly("d-0", "d-1");
+        assertThat(store.listBranch(DEEP_THREAD, "d-regen", "d-5", 5)).as("a cursor off the branch").isEmpty();
+    }
+
+    @Test
+    @Order(3)
+    void theTreeAndTheNewReadsUseTheirIndexes() {
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.NEWEST_DESCENDANT, Map.of("threadId", DEEP_THREAD,
+                "messageId", "d-3990"), Map.of(), "parley_messages", "parley_messages_children", true).scanning("below"));
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.USER_CHILDREN, Map.of("threadId", DEEP_THREAD),
+                Map.of("parentIds", List.of("d-1", "d-3")), "parley_messages", "parley_messages_children", true));
+        // a thread's first message and its edits, a few rows: PostgreSQL estimates "no parent" from the big
+        // thread, whose 5 000 questions have none, and may rightly sort what the index range gives it
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.FIRST_USER_MESSAGES, Map.of("threadId", DEEP_THREAD), Map.of(),
+                "parley_messages", "parley_messages_children", true));
+        assertPlanUsesIndex(new HotQuery(MessageTreeDao.USER_PARENTS, Map.of("threadId", DEEP_THREAD),
+                Map.of("ids", List.of("d-2", "d-4")), "parley_messages", keyIndex("parley_messages"), true));
+        assertPlanUsesIndex(new HotQuery(MessageDao.FIND_BY_CLIENT_ID, Map.of("threadId", DEEP_THREAD,
+                "clientMessageId", "click-100"), Map.of(), "parley_messages", "parley_messages_client_id", false));
+        assertPlanUsesIndex(new HotQuery(MessageDao.TOP_LEVEL_AFTER, Map.of("threadId", BIG_THREAD, "afterId", "u-2500",
+                "limit", 50), Map.of(), "parley_messages", "parley_messages_thread_top", false));
+        assertPlanUsesIndex(new HotQuery(MessageDao.FIND_MESSAGES, Map.of(), Map.of("ids", List.of("u-1", "a-7")),
+                "parley_messages", keyIndex("parley_messages"), true));
+        assertPlanUsesIndex(new HotQuery(RunDao.FIND_RUNS_TO_COMPACT, Map.of("endedBefore", T0.toEpochMilli() + 100_000,
+                "limit", 100), Map.of("statuses", List.of("SUCCEEDED", "FAILED", "CANCELLED", "INTERRUPTED")),
+                "parley_runs", "parley_runs_to_compact", false));
+        assertPlanUsesIndex(new HotQuery(FeedbackDao.LIST_FEEDBACK, Map.of(), Map.of("messageIds", List.of("a-1", "a-2")),
+                "parley_feedback", keyIndex("parley_feedback"), true));
+
+        assertThat(store.findNewestDescendant(DEEP_THREAD, "d-3990")).contains("d-3999");
+        assertThat(store.findUserSiblingIds(DEEP_THREAD, List.of("d-2"))).containsEntry("d-2", List.of("d-2", "d-edit"));
+        assertThat(store.findUserMessageByClientId(DEEP_THREAD, "click-100")).map(Message::id).contains("d-100");
+        assertThat(store.listTopLevelMessagesAfter(BIG_THREAD, "u-2500", 2)).extracting(Message::id)
+                .containsExactly("a-2500", "u-2501");
+        assertThat(store.listFeedback(List.of("a-2", "a-3", "a-4"))).extracting(f -> f.messageId())
+                .containsExactlyInAnyOrder("a-2", "a-4");
+        assertThat(store.findRunsToCompact(T0.plusMillis(1), 3)).as("ended first; then first saved")
+                .extracting(Run::id).containsExactly("r-0", "r-o0-0", "r-o1-0");
+    }
+
+    /** The search of an owner's threads reads the full-text indexes (FTS5, GIN), never the tables whole. */
+    @Test
+    @Order(3)
+    void theSearchReadsTheFullTextIndexes() {
+        SearchQuery query = SearchQuery.of("answer 4242");
+        Map<String, Object> binds = Map.of("expression", searchExpression(query), "ownerId", "alice", "offset", 0,
+                "limit", 20);
+        assertPlanUsesIndex(new HotQuery(searchSql(), binds, Map.of(), "parley_messages", searchIndexes(), true)
+                .scanning("hits", "h", "per_thread"));
+        List<ThreadSearchHit> hits = store.searchThreads("alice", query, 0, 20);
+        assertThat(hits).extracting(hit -> hit.thread().id()).containsExactly(BIG_THREAD);
+        assertThat(hits.get(0).messageId()).isEqualTo("a-4242");
+        assertThat(store.searchThreads("owner-7", query, 0, 20)).isEmpty();
+    }
+
+    /** The index of a table's text key (parley_messages.id, parley_feedback's key) on this database. */
+    abstract String keyIndex(String table);
+
+    /** The search statement of this database. */
+    abstract String searchSql();
+
+    /** The search's full-text indexes, of which the plan must use one on parley_messages. */
+    abstract List<String> searchIndexes();
+
+    /** A query as this database's full-text engine takes it. */
+    abstract String searchExpression(SearchQuery query);
+
     @Test
     @Order(4)
     void pageAndTailTimingsForInformation() {
         long page = medianMicros(() -> store.listTopLevelMessages(BIG_THREAD, null, 50));
         long tail = medianMicros(() -> store.readEvents(LONG_RUN, 99_000, 1000));
+        long branch = medianMicros(() -> store.listBranch(DEEP_THREAD, "d-3999", "d-2000", 50));
+        long search = medianMicros(() -> store.searchThreads("alice", SearchQuery.of("answer 4242"), 0, 20));
         System.out.printf("%s: newest page of 50 of a 10 000-message thread: %d µs; replay tail of 1000 of "
-                + "100 000 events: %d µs (median of 25)%n", database, page, tail);
+                + "100 000 events: %d µs; a branch page of 50 before the middle of a %d-message branch: %d µs; "
+                + "a two-word search: %d µs (median of 25)%n", database, page, tail, DEPTH, branch, search);
         assertThat(page).isPositive();
         assertThat(tail).isPositive();
     }
@@ -263,6 +427,23 @@ abstract class HotQueryTest {
             direct.useHandle(h -> h.execute(
                     "CREATE INDEX parley_messages_thread_top ON parley_messages (thread_id, top_level, save_order)"));
         }
+    }
+
+    /**
+     * The step bound is not vacuous: with every jump pointer replaced by the parent link (as a V4 database's
+     * messages are migrated), the same check walks the whole distance; listBranch stays right.
+     */
+    @Test
+    @Order(6)
+    void withParentLinksForJumpsTheCursorCheckWalksTheWholeWay() {
+        direct.useHandle(h -> h.execute("UPDATE parley_messages SET branch_jump = parent_message_id, "
+                + "branch_jump_depth = branch_depth - 1 WHERE thread_id = 'deep' AND branch_depth > 0"));
+        int steps = direct.withHandle(h -> h.createQuery(MessageTreeDao.ANCESTOR_AT_DEPTH)
+                .bind("threadId", DEEP_THREAD).bind("leafId", "d-3999").bind("depth", 0)
+                .map((rs, ctx) -> rs.getInt("steps")).one());
+        assertThat(steps).isEqualTo(3999);
+        assertThat(store.listBranch(DEEP_THREAD, "d-3999", "d-2000", 3)).extracting(Message::id)
+                .containsExactly("d-1997", "d-1998", "d-1999");
     }
 
     private void assertPlanUsesIndex(HotQuery query) {

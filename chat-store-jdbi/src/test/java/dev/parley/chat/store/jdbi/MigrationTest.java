@@ -5,11 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.input.InputState;
+import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import java.time.Instant;
 import java.util.Arrays;
@@ -69,7 +76,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3", "4");
+                .containsExactly("0", "1", "2", "3", "4", "5");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -77,7 +84,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(5);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(6);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -93,7 +100,7 @@ abstract class MigrationTest {
 
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
-        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4");
+        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4", "5");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -118,6 +125,11 @@ abstract class MigrationTest {
                 .as("without version 4 (pending inputs)")
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
                         .contains("parley_inputs", "ParleyMigrations"));
+        parleyFlyway(MigrationVersion.fromVersion("4")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 5 (trees, client ids, search)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("older than this version", "ParleyMigrations"));
     }
 
     /**
@@ -172,6 +184,65 @@ abstract class MigrationTest {
             assertThatThrownBy(() -> store.write(StoreBatch.builder().run(another).build()))
                     .as("from now on the database refuses a second active run")
                     .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
+        }
+    }
+
+    /**
+     * A database of version 4 — a conversation stored as the engine stored it then (each message following the
+     * newest), another owner's thread, a finished run — upgraded to version 5: its titles and texts are
+     * searchable, its messages have depths, so branches page with cursors, and what is written next follows
+     * on from them.
+     */
+    @Test
+    void version5IndexesAndPlacesWhatVersion4Stored() {
+        parleyFlyway(MigrationVersion.fromVersion("4")).migrate();
+        List<Message> messages = List.of(
+                new UserMessage("u1", "t1", "r1", null, MessageStatus.COMPLETED, T0, "Which museums in Lisbon?"),
+                new AssistantMessage("a1", "t1", "r1", "u1", MessageStatus.COMPLETED, T0, "The tile museum.", null, null),
+                new ThinkingMessage("s1", "t1", "r1", "a1", MessageStatus.COMPLETED, T0, "thinking of museums"),
+                new UserMessage("u2", "t1", "r2", "a1", MessageStatus.COMPLETED, T0, "And to eat? \u0000 sardines"),
+                new AssistantMessage("a2", "t1", "r2", "u2", MessageStatus.COMPLETED, T0, "Pastel de nata.", null, null),
+                new AssistantMessage("a2b", "t1", "r3", "u2", MessageStatus.COMPLETED, T0, "Grilled sardines.", null, null),
+                new UserMessage("b1", "t2", "rb", null, MessageStatus.COMPLETED, T0, "Lisbon for Bob"));
+        Jdbi.create(database.dataSource()).useHandle(h -> {
+            String[][] threads = {{"t1", "alice", "Lisbon trip", "5"}, {"t2", "bob", "Porto", "6"}, {"t3", "alice", null, "7"}};
+            for (String[] t : threads) {
+                h.createUpdate("INSERT INTO parley_threads (id, owner_id, title, status, created_at, last_message_at) "
+                        + "VALUES (:id, :owner, :title, 'ACTIVE', 0, :at)").bind("id", t[0]).bind("owner", t[1])
+                        .bind("title", t[2]).bind("at", Long.parseLong(t[3])).execute();
+            }
+            for (Message m : messages) {
+                h.createUpdate("INSERT INTO parley_messages (id, thread_id, run_id, parent_message_id, kind, top_level, "
+                        + "status, created_at, body) VALUES (:id, :threadId, :runId, :parent, :kind, :topLevel, 'COMPLETED', 0, "
+                        + ":body)").bind("id", m.id()).bind("threadId", m.threadId()).bind("runId", m.runId())
+                        .bind("parent", m.parentMessageId()).bind("kind", m.kind().wireName())
+                        .bind("topLevel", m.kind().isTopLevel()).bind("body", ChatJson.shared().write(m)).execute();
+            }
+            h.execute("INSERT INTO parley_runs (id, thread_id, owner_id, status, assistant_message_id, input, context, "
+                    + "created_at, finished_at) VALUES ('r1', 't1', 'alice', 'SUCCEEDED', 'a1', 'hi', '{}', 0, 10)");
+        });
+
+        try (JdbiChatStore store = database.store().build()) {
+            assertThat(store.searchThreads("alice", SearchQuery.of("lisbon"), 0, 10)).extracting(h -> h.thread().id())
+                    .containsExactly("t1");
+            assertThat(store.searchThreads("alice", SearchQuery.of("grilled sardines"), 0, 10))
+                    .extracting(h -> h.messageId()).containsExactly("a2b");
+            assertThat(store.searchThreads("alice", SearchQuery.of("eat sardines"), 0, 10)).as("a text with an escaped NUL")
+                    .extracting(h -> h.messageId()).containsExactly("u2");
+            assertThat(store.searchThreads("alice", SearchQuery.of("thinking"), 0, 10)).isEmpty();
+            assertThat(store.searchThreads("bob", SearchQuery.of("porto"), 0, 10)).hasSize(1);
+            assertThat(store.listBranch("t1", "a2", "u2", 10)).extracting(Message::id).containsExactly("u1", "a1");
+            assertThat(store.listBranch("t1", "a2b", null, 10)).extracting(Message::id).containsExactly("u1", "a1", "u2", "a2b");
+            assertThat(store.findNewestDescendant("t1", "u1")).contains("a2b");
+            assertThat(store.findUserSiblingIds("t1", List.of("u2"))).containsEntry("u2", List.of("u2"));
+            assertThat(store.findRunsToCompact(T0.plusSeconds(1), 10)).extracting(Run::id).containsExactly("r1");
+            assertThat(store.listThreads("alice", null, 10)).extracting(ChatThread::id).containsExactly("t3", "t1");
+
+            store.write(StoreBatch.builder().message(new UserMessage("u3", "t1", "r4", "a2", MessageStatus.COMPLETED, T0,
+                    "One more", "click")).build());
+            assertThat(store.listBranch("t1", "u3", "a1", 10)).extracting(Message::id).containsExactly("u1");
+            store.createThread(new ChatThread("t4", "alice", "Evora", null, null, null, ThreadStatus.ACTIVE, T0, T0));
+            assertThat(store.searchThreads("alice", SearchQuery.of("evora"), 0, 10)).hasSize(1);
         }
     }
 

@@ -1,11 +1,18 @@
 package dev.parley.chat.store.jdbi;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parley.chat.store.SearchQuery;
+import dev.parley.chat.store.jdbi.internal.SearchDao;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
 
 /**
  * The hot reads on PostgreSQL, planned with real statistics (ANALYZE, no {@code enable_seqscan = off}):
@@ -18,6 +25,42 @@ class PostgresHotQueryTest extends HotQueryTest {
     @Override
     TestDatabase createDatabase() {
         return TestDatabase.postgres();
+    }
+
+    @Override
+    String keyIndex(String table) {
+        return table + "_pkey";
+    }
+
+    @Override
+    String searchSql() {
+        return SearchDao.Postgres.MATCHES;
+    }
+
+    @Override
+    List<String> searchIndexes() {
+        return List.of("parley_messages_search");
+    }
+
+    @Override
+    String searchExpression(SearchQuery query) {
+        return "'" + String.join("':* & '", query.words()) + "':*";
+    }
+
+    /** The search's plan check is not vacuous: without the GIN index PostgreSQL reads the messages whole. */
+    @Test
+    @Order(5)
+    void withoutItsGinIndexTheSearchFailsTheCheck() {
+        HotQuery search = new HotQuery(searchSql(), Map.of("expression", "'answer':* & '4242':*", "ownerId", "alice",
+                "offset", 0, "limit", 20), Map.of(), "parley_messages", searchIndexes(), true);
+        direct.useHandle(h -> h.execute("DROP INDEX parley_messages_search"));
+        try {
+            List<String> problems = direct.withHandle(h -> planProblems(h, search));
+            assertThat(problems).isNotEmpty();
+        } finally {
+            direct.useHandle(h -> h.execute("CREATE INDEX parley_messages_search ON parley_messages "
+                    + "USING GIN (search_vector) WHERE search_vector IS NOT NULL"));
+        }
     }
 
     /** The {@code Index Cond} of the plan nodes that read the query's indexes. */

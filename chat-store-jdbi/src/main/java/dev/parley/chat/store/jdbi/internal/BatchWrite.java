@@ -1,6 +1,5 @@
 package dev.parley.chat.store.jdbi.internal;
 
-import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
@@ -14,7 +13,9 @@ import java.util.Map;
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
  * leases and seq reservations, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
- * arrays), so a flush of hundreds of events costs a handful of round trips. The one place that composes
+ * arrays), so a flush of hundreds of events costs a handful of round trips. What a row needs besides its
+ * values — JSON, a message's searchable text and (PostgreSQL) its search vector — is made before the
+ * transaction starts. The one place that composes
  * the DAOs into a batch; what each statement does is theirs. Thread-safe.
  */
 public final class BatchWrite {
@@ -90,27 +91,20 @@ public final class BatchWrite {
         for (Message message : batch.messages()) {
             messages.put(message.id(), message);
         }
+        boolean vectors = db.dialect().buildsSearchVectors();
         List<MessageDao.Encoded> encodedMessages = new ArrayList<>(messages.size());
         for (Message message : messages.values()) {
-            encodedMessages.add(new MessageDao.Encoded(message, json.write(message)));
+            String text = SearchText.of(message);
+            encodedMessages.add(new MessageDao.Encoded(message, json.write(message), text,
+                    vectors ? SearchText.vector(text) : null));
         }
-        Map<EventKey, RunEvent> events = new LinkedHashMap<>();
-        for (RunEvent event : batch.events()) {
-            events.putIfAbsent(new EventKey(event.runId(), event.seq()), event);
-        }
-        List<EventDao.Encoded> encodedEvents = new ArrayList<>(events.size());
-        for (RunEvent event : events.values()) {
-            encodedEvents.add(new EventDao.Encoded(event, json.write(event.event())));
-        }
+        List<EventDao.Encoded> encodedEvents = EventDao.encode(batch.events());
         Map<InputKey, PendingInput> inputs = new LinkedHashMap<>();
         for (PendingInput input : batch.inputs()) {
             inputs.putIfAbsent(new InputKey(input.runId(), input.inputId()), input);
         }
         return new EncodedBatch(List.copyOf(runs.values()), encodedMessages, encodedEvents,
                 List.copyOf(inputs.values()));
-    }
-
-    private record EventKey(String runId, long seq) {
     }
 
     private record InputKey(String runId, String inputId) {

@@ -22,6 +22,8 @@ import org.jdbi.v3.core.extension.HandleSupplier;
 public final class Daos {
     private final ThreadDao threads;
     private final MessageDao messages;
+    private final MessageTreeDao tree;
+    private final SearchDao search;
     private final RunDao runs;
     private final EventDao events;
     private final InputDao inputs;
@@ -31,8 +33,10 @@ public final class Daos {
 
     Daos(Jdbi jdbi, Dialect dialect) {
         CurrentHandle current = new CurrentHandle(jdbi);
-        this.threads = current.attach(ThreadDao.class);
-        this.messages = current.attach(MessageDao.class);
+        this.threads = current.attach(ThreadDao.of(dialect));
+        this.messages = current.attach(MessageDao.of(dialect));
+        this.tree = current.attach(MessageTreeDao.class);
+        this.search = current.attach(SearchDao.of(dialect));
         this.runs = current.attach(RunDao.of(dialect));
         this.events = current.attach(EventDao.of(dialect));
         this.inputs = current.attach(InputDao.class);
@@ -47,6 +51,14 @@ public final class Daos {
 
     public MessageDao messages() {
         return messages;
+    }
+
+    public MessageTreeDao tree() {
+        return tree;
+    }
+
+    public SearchDao search() {
+        return search;
     }
 
     public RunDao runs() {

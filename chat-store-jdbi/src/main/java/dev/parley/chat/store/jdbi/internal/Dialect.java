@@ -75,6 +75,11 @@ public enum Dialect {
         public String storableText(String value) {
             return value.indexOf('\u0000') < 0 ? value : value.replace('\u0000', '\uFFFD');
         }
+
+        @Override
+        public boolean buildsSearchVectors() {
+            return true;
+        }
     };
 
     private static final Logger log = LoggerFactory.getLogger(Dialect.class);
@@ -164,6 +169,14 @@ public enum Dialect {
     /** A text as this database can store it (PostgreSQL's text cannot hold U+0000). */
     public String storableText(String value) {
         return value;
+    }
+
+    /**
+     * True if the store writes each searchable text's search vector with its row (PostgreSQL, see
+     * {@link SearchText#vector}); SQLite's triggers keep its FTS5 index from the text itself.
+     */
+    public boolean buildsSearchVectors() {
+        return false;
     }
 
     /** True if the database takes one writer at a time, so the store serialises its own writes. */

@@ -9,7 +9,10 @@ import dev.parley.chat.store.StoreBatch;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
@@ -41,6 +44,8 @@ public interface EventDao {
 
     String RESERVED_SEQ = "SELECT reserved_seq FROM parley_seq_reservations WHERE run_id = :runId";
 
+    String DELETE_EVENTS_OF_RUN = "DELETE FROM parley_run_events WHERE run_id = :runId";
+
     String DELETE_EVENTS_OF_THREAD = "DELETE FROM parley_run_events WHERE run_id IN " + RunDao.RUNS_OF_THREAD;
 
     String DELETE_RESERVATIONS_OF_THREAD = "DELETE FROM parley_seq_reservations WHERE run_id IN "
@@ -56,6 +61,22 @@ public interface EventDao {
 
     /** An event with its JSON payload, written before the write lock is taken. */
     record Encoded(RunEvent event, String payload) {
+    }
+
+    /**
+     * Events with their JSON written, each {@code (runId, seq)} once (the first given is kept): no statement
+     * then touches a row twice, whatever batching the driver does.
+     */
+    static List<Encoded> encode(List<RunEvent> events) {
+        ChatJson json = ChatJson.shared();
+        Map<String, Map<Long, RunEvent>> unique = new LinkedHashMap<>();
+        List<Encoded> encoded = new ArrayList<>(events.size());
+        for (RunEvent event : events) {
+            if (unique.computeIfAbsent(event.runId(), k -> new HashMap<>()).putIfAbsent(event.seq(), event) == null) {
+                encoded.add(new Encoded(event, json.write(event.event())));
+            }
+        }
+        return encoded;
     }
 
     /** Appends events; an existing {@code (run_id, seq)} is left as it is. The batch holds each key once. */
@@ -81,6 +102,10 @@ public interface EventDao {
 
     @SqlQuery(RESERVED_SEQ)
     Optional<Long> reservedSeq(String runId);
+
+    /** Deletes a run's whole event log (its seq reservation stays). */
+    @SqlUpdate(DELETE_EVENTS_OF_RUN)
+    void deleteEventsOfRun(String runId);
 
     /** Deletes the events and seq reservations of a thread's runs. */
     @SqlUpdate(DELETE_EVENTS_OF_THREAD)

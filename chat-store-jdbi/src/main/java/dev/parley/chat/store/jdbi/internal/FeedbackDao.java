@@ -4,11 +4,15 @@ import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.FeedbackRating;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
+import org.jdbi.v3.sqlobject.customizer.BindList;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
@@ -28,6 +32,10 @@ public interface FeedbackDao {
     String FIND_FEEDBACK = "SELECT thread_id, run_id, message_id, owner_id, rating, comment, "
             + "created_at FROM parley_feedback WHERE message_id = :messageId AND owner_id = :ownerId";
 
+    /** The feedback on messages, by any owner (the primary key's leading column). */
+    String LIST_FEEDBACK = "SELECT thread_id, run_id, message_id, owner_id, rating, comment, "
+            + "created_at FROM parley_feedback WHERE message_id IN (<messageIds>)";
+
     /** A thread's feedback: by its thread, and any left on its messages. */
     String DELETE_OF_THREAD = "DELETE FROM parley_feedback WHERE thread_id = :threadId "
             + "OR message_id IN (SELECT m.id FROM parley_messages m WHERE m.thread_id = :threadId)";
@@ -38,6 +46,18 @@ public interface FeedbackDao {
 
     @SqlQuery(FIND_FEEDBACK)
     Optional<Feedback> find(String messageId, String ownerId);
+
+    @SqlQuery(LIST_FEEDBACK)
+    List<Feedback> listOf(@BindList List<String> messageIds);
+
+    /** The feedback given on these messages (long id lists are read in chunks). */
+    default List<Feedback> list(Collection<String> messageIds) {
+        List<Feedback> found = new ArrayList<>();
+        for (List<String> chunk : InLists.chunks(messageIds)) {
+            found.addAll(listOf(chunk));
+        }
+        return found;
+    }
 
     /** Deletes a thread's feedback (before its messages: the delete finds them by thread). */
     @SqlUpdate(DELETE_OF_THREAD)

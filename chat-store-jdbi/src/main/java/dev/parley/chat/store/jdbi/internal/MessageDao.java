@@ -4,15 +4,19 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.UserMessage;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
 import org.jdbi.v3.core.statement.StatementContext;
@@ -25,20 +29,57 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The messages ({@code parley_messages}): each stored as its JSON body beside the columns the reads select
- * and order by ({@code save_order}, the place its first save gave it). Owns the upsert, the top-level
- * pages of a thread, the steps of runs and the answer variants of parents. The same SQL on SQLite and
- * PostgreSQL. Reads return bodies; {@link #decode} turns them into messages, off the connection.
+ * and order by ({@code save_order}, the place its first save gave it), its search column (SQLite: the
+ * searchable text, PostgreSQL: its vector; see {@link SearchText}), its client id and its place in the
+ * thread's tree (see {@link MessageTreeDao}). Owns
+ * the upsert, the top-level pages of a thread, the steps of runs, the answer variants of parents and the
+ * reads by id and by client id. The upsert and the reading of a client-id violation differ between SQLite
+ * ({@link Sqlite}: its search index is kept by triggers) and PostgreSQL ({@link Postgres}: the row carries
+ * its search vector); the store uses its database's interface ({@link #of}). Reads return bodies;
+ * {@link #decode} turns them into messages, off the connection.
  */
 @RegisterRowMapper(MessageDao.OrderedBody.Mapper.class)
 @RegisterRowMapper(MessageDao.Variant.Mapper.class)
 public interface MessageDao {
-    /** Inserts a message, or replaces it keeping its {@code save_order} (its place in the thread). */
-    String UPSERT_MESSAGE = "INSERT INTO parley_messages "
-            + "(id, thread_id, run_id, parent_message_id, kind, top_level, status, created_at, body) "
-            + "VALUES (:id, :threadId, :runId, :parentMessageId, :kind, :topLevel, :status, :createdAt, :body) "
-            + "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, run_id = excluded.run_id, "
+    /** The unique index that keeps a client id to one user message per thread (migration V5). */
+    String CLIENT_ID_INDEX = "parley_messages_client_id";
+
+    /**
+     * When a top-level message's parent's jump pointer leads as far back again as the parent's own, the new
+     * message jumps twice as far (to the jump's jump); otherwise to its parent. This skew-binary scheme
+     * (Myers, 1983) reaches any ancestor in O(log depth) steps ({@link MessageTreeDao#ANCESTOR_AT_DEPTH}).
+     */
+    String JUMPS_FURTHER = "p.branch_depth - p.branch_jump_depth = j.branch_depth - j.branch_jump_depth";
+
+    /**
+     * The upsert's parts: it inserts a message, or replaces it keeping its {@code save_order} (its place in the
+     * thread). A top-level message's depth and jump pointer come from its parent's row (stored before it, or
+     * earlier in the batch): depth 0 and itself for a message without a stored parent; steps have none. Each
+     * database's statement adds its search column ({@link Sqlite#UPSERT_MESSAGE}: the text,
+     * {@link Postgres#UPSERT_MESSAGE}: its vector). (SQLite wants a WHERE before the ON CONFLICT of an
+     * INSERT … SELECT.)
+     */
+    String UPSERT_COLUMNS = "id, thread_id, run_id, parent_message_id, kind, top_level, status, created_at, body, "
+            + "client_message_id, branch_depth, branch_jump, branch_jump_depth";
+
+    String UPSERT_VALUES = "SELECT :id, :threadId, :runId, :parentMessageId, :kind, :topLevel, :status, :createdAt, "
+            + ":body, :clientMessageId, "
+            + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN 0 ELSE p.branch_depth + 1 END, "
+            + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN :id "
+            + "WHEN " + JUMPS_FURTHER + " THEN j.branch_jump ELSE p.id END, "
+            + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN 0 "
+            + "WHEN " + JUMPS_FURTHER + " THEN j.branch_jump_depth ELSE p.branch_depth END";
+
+    String UPSERT_FROM_PARENT = " FROM (SELECT 1 AS one) origin "
+            + "LEFT JOIN parley_messages p ON p.id = :parentMessageId AND p.thread_id = :threadId AND p.top_level = TRUE "
+            + "LEFT JOIN parley_messages j ON j.id = p.branch_jump "
+            + "WHERE TRUE ON CONFLICT (id) DO UPDATE SET ";
+
+    String UPSERT_REPLACE = "thread_id = excluded.thread_id, run_id = excluded.run_id, "
             + "parent_message_id = excluded.parent_message_id, kind = excluded.kind, top_level = excluded.top_level, "
-            + "status = excluded.status, created_at = excluded.created_at, body = excluded.body";
+            + "status = excluded.status, created_at = excluded.created_at, body = excluded.body, "
+            + "client_message_id = excluded.client_message_id, branch_depth = excluded.branch_depth, "
+            + "branch_jump = excluded.branch_jump, branch_jump_depth = excluded.branch_jump_depth";
 
     String FIND_MESSAGE = "SELECT body FROM parley_messages WHERE id = :id";
 
@@ -62,15 +103,61 @@ public interface MessageDao {
     String VARIANT_IDS = "SELECT parent_message_id, id FROM parley_messages "
             + "WHERE parent_message_id IN (<parentIds>) AND kind = 'assistant' ORDER BY save_order";
 
+    /** The messages with these ids (with their order, to merge the chunks of a long id list). */
+    String FIND_MESSAGES = "SELECT save_order, body FROM parley_messages WHERE id IN (<ids>) ORDER BY save_order";
+
+    /** A thread's user message by the id its client gave it (the unique client-id index). */
+    String FIND_BY_CLIENT_ID = "SELECT body FROM parley_messages "
+            + "WHERE thread_id = :threadId AND client_message_id = :clientMessageId AND kind = 'user'";
+
+    /** The first page of a whole thread, every branch, in first-save order (an export reads on from its last). */
+    String TOP_LEVEL_FIRST = "SELECT body FROM parley_messages "
+            + "WHERE thread_id = :threadId AND top_level = TRUE ORDER BY save_order LIMIT :limit";
+
+    /** The page after a cursor message, every branch, in first-save order. */
+    String TOP_LEVEL_AFTER = "SELECT body FROM parley_messages "
+            + "WHERE thread_id = :threadId AND top_level = TRUE AND save_order > ("
+            + "SELECT c.save_order FROM parley_messages c "
+            + "WHERE c.id = :afterId AND c.thread_id = :threadId AND c.top_level = TRUE) "
+            + "ORDER BY save_order LIMIT :limit";
+
     String DELETE_OF_THREAD = "DELETE FROM parley_messages WHERE thread_id = :threadId";
 
-    /** A message with its JSON body, written before the write lock is taken. */
-    record Encoded(Message message, String body) {
+    /** The interface to attach on a database. */
+    static Class<? extends MessageDao> of(Dialect dialect) {
+        return switch (dialect) {
+            case SQLITE -> Sqlite.class;
+            case POSTGRESQL -> Postgres.class;
+        };
     }
 
-    /** Upserts messages (one JDBC batch); the batch holds each id once. */
-    @SqlBatch(UPSERT_MESSAGE)
-    void upsert(@BindRow(Columns.class) List<Encoded> messages);
+    /**
+     * A message with what is written before the write lock is taken: its JSON body, its searchable text
+     * ({@link SearchText#of(Message)}) and, on PostgreSQL, that text's search vector.
+     */
+    record Encoded(Message message, String body, @Nullable String searchText, @Nullable String searchVector) {
+    }
+
+    /** Upserts messages (one JDBC batch) in the order given; the batch holds each id once. */
+    void upsertInOrder(List<Encoded> messages);
+
+    /** True if this failure of one statement of the database is the client-id index's unique violation. */
+    boolean violatesClientId(SQLException e);
+
+    /**
+     * Upserts messages (one JDBC batch; the batch holds each id once). A user message whose client id another
+     * user message of its thread has fails the batch with CONFLICT.
+     */
+    default void upsert(List<Encoded> messages) {
+        try {
+            upsertInOrder(messages);
+        } catch (JdbiException e) {
+            if (UniqueViolations.any(e, this::violatesClientId)) {
+                throw clientIdConflict(messages, e);
+            }
+            throw e;
+        }
+    }
 
     @SqlQuery(FIND_MESSAGE)
     Optional<String> findBody(String id);
@@ -102,7 +189,12 @@ public interface MessageDao {
         for (List<String> chunk : chunks) {
             rows.addAll(steps(chunk));
         }
-        if (chunks.size() > 1) {
+        return bodiesInOrder(rows, chunks.size() > 1);
+    }
+
+    /** The bodies of rows read in chunks, each in save order: merged into one order if there were several. */
+    private static List<String> bodiesInOrder(List<OrderedBody> rows, boolean merge) {
+        if (merge) {
             rows.sort(Comparator.comparingLong(OrderedBody::saveOrder));
         }
         List<String> bodies = new ArrayList<>(rows.size());
@@ -133,6 +225,33 @@ public interface MessageDao {
         return result;
     }
 
+    @SqlQuery(FIND_MESSAGES)
+    List<OrderedBody> find(@BindList List<String> ids);
+
+    /** The messages with these ids that exist, in save order (long id lists are read in chunks and merged). */
+    default List<String> findBodies(Collection<String> ids) {
+        List<OrderedBody> rows = new ArrayList<>();
+        List<List<String>> chunks = InLists.chunks(ids);
+        for (List<String> chunk : chunks) {
+            rows.addAll(find(chunk));
+        }
+        return bodiesInOrder(rows, chunks.size() > 1);
+    }
+
+    @SqlQuery(FIND_BY_CLIENT_ID)
+    Optional<String> findByClientId(String threadId, String clientMessageId);
+
+    @SqlQuery(TOP_LEVEL_FIRST)
+    List<String> firstTopLevel(String threadId, int limit);
+
+    @SqlQuery(TOP_LEVEL_AFTER)
+    List<String> topLevelAfter(String threadId, String afterId, int limit);
+
+    /** A page of a whole thread (every branch), oldest first: from the start, or after a cursor message. */
+    default List<String> topLevelPageAfter(String threadId, @Nullable String afterMessageId, int limit) {
+        return afterMessageId == null ? firstTopLevel(threadId, limit) : topLevelAfter(threadId, afterMessageId, limit);
+    }
+
     /** Deletes a thread's messages. */
     @SqlUpdate(DELETE_OF_THREAD)
     void deleteOfThread(String threadId);
@@ -155,8 +274,66 @@ public interface MessageDao {
         return messages;
     }
 
-    /** Binds a message's columns. */
-    final class Columns implements BindRow.Binder<Encoded> {
+    /** CONFLICT naming the client id (the database does not say which of the batch's messages it was). */
+    private static ChatException clientIdConflict(List<Encoded> messages, JdbiException cause) {
+        Set<String> ids = new LinkedHashSet<>();
+        String threadId = null;
+        for (Encoded encoded : messages) {
+            if (encoded.message() instanceof UserMessage user && user.clientMessageId() != null) {
+                ids.add(user.clientMessageId());
+                threadId = user.threadId();
+            }
+        }
+        String message = ids.size() == 1
+                ? "thread " + threadId + " already has a message with client id " + ids.iterator().next()
+                : "a thread already has a message with one of the client ids " + ids;
+        return new ChatException(ErrorCode.CONFLICT, message, cause);
+    }
+
+    // ------------------------------------------------------------------ the dialects
+
+    /**
+     * SQLite: the row with its searchable text, which triggers copy into the FTS5 index; a unique violation is
+     * read from the driver's message.
+     */
+    interface Sqlite extends MessageDao {
+        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_text) " + UPSERT_VALUES
+                + ", :searchText" + UPSERT_FROM_PARENT + UPSERT_REPLACE + ", search_text = excluded.search_text";
+
+        @Override
+        @SqlBatch(UPSERT_MESSAGE)
+        void upsertInOrder(@BindRow(TextColumns.class) List<Encoded> messages);
+
+        /** sqlite-jdbc names the index's columns: {@code … parley_messages.thread_id, parley_messages.client_message_id}. */
+        @Override
+        default boolean violatesClientId(SQLException e) {
+            return UniqueViolations.sqlite(e, "parley_messages.client_message_id");
+        }
+    }
+
+    /**
+     * PostgreSQL: the row with its search vector (built by the store, see {@link SearchText#vector}); the text
+     * itself is only in the body.
+     */
+    interface Postgres extends MessageDao {
+        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_vector) " + UPSERT_VALUES
+                + ", CAST(:searchVector AS tsvector)" + UPSERT_FROM_PARENT + UPSERT_REPLACE
+                + ", search_vector = excluded.search_vector";
+
+        @Override
+        @SqlBatch(UPSERT_MESSAGE)
+        void upsertInOrder(@BindRow(VectorColumns.class) List<Encoded> messages);
+
+        @Override
+        default boolean violatesClientId(SQLException e) {
+            return UniqueViolations.postgres(e, CLIENT_ID_INDEX);
+        }
+    }
+
+    // ------------------------------------------------------------------ rows
+
+    /** Binds a message's shared columns. */
+    class Columns implements BindRow.Binder<Encoded> {
         @Override
         public void bind(SqlStatement<?> statement, Encoded encoded) {
             Message message = encoded.message();
@@ -168,7 +345,26 @@ public interface MessageDao {
                     .bind("topLevel", message.kind().isTopLevel())
                     .bind("status", message.status().name())
                     .bind("createdAt", message.createdAt().toEpochMilli())
-                    .bind("body", encoded.body());
+                    .bind("body", encoded.body())
+                    .bind("clientMessageId", message instanceof UserMessage user ? user.clientMessageId() : null);
+        }
+    }
+
+    /** Binds a message's columns and its searchable text. */
+    final class TextColumns extends Columns {
+        @Override
+        public void bind(SqlStatement<?> statement, Encoded encoded) {
+            super.bind(statement, encoded);
+            statement.bind("searchText", encoded.searchText());
+        }
+    }
+
+    /** Binds a message's columns and its search vector. */
+    final class VectorColumns extends Columns {
+        @Override
+        public void bind(SqlStatement<?> statement, Encoded encoded) {
+            super.bind(statement, encoded);
+            statement.bind("searchVector", encoded.searchVector());
         }
     }
 

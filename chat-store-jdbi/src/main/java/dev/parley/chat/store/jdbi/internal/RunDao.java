@@ -100,6 +100,16 @@ public interface RunDao {
     String FIND_LEASE = "SELECT id, lease_owner, lease_until FROM parley_runs "
             + "WHERE id = :runId AND lease_owner IS NOT NULL";
 
+    /**
+     * Ended runs whose event log is not compacted yet, oldest end first: a range of the partial index
+     * {@code parley_runs_to_compact (finished_at, save_order) WHERE events_compacted_at IS NULL}, which holds only those.
+     */
+    String FIND_RUNS_TO_COMPACT = "SELECT " + COLUMNS + " FROM parley_runs "
+            + "WHERE events_compacted_at IS NULL AND finished_at < :endedBefore AND status IN (<statuses>) "
+            + "ORDER BY finished_at, save_order LIMIT :limit";
+
+    String MARK_COMPACTED = "UPDATE parley_runs SET events_compacted_at = :at WHERE id = :runId";
+
     /** The ids of a thread's runs, for the deletes of what belongs to them. */
     String RUNS_OF_THREAD = "(SELECT r.id FROM parley_runs r WHERE r.thread_id = :threadId)";
 
@@ -159,6 +169,26 @@ public interface RunDao {
     /** Deletes a thread's runs. */
     @SqlUpdate(DELETE_OF_THREAD)
     void deleteOfThread(String threadId);
+
+    // ------------------------------------------------------------------ compaction
+
+    @SqlQuery(FIND_RUNS_TO_COMPACT)
+    List<Run> findToCompactByStatusNames(long endedBefore, @BindList List<String> statuses, int limit);
+
+    /** Runs in a terminal state that ended before {@code endedBefore} and are not compacted, oldest end first. */
+    default List<Run> findToCompact(Instant endedBefore, int limit) {
+        List<String> terminal = new ArrayList<>();
+        for (RunStatus status : RunStatus.values()) {
+            if (status.isTerminal()) {
+                terminal.add(status.name());
+            }
+        }
+        return findToCompactByStatusNames(endedBefore.toEpochMilli(), terminal, limit);
+    }
+
+    /** Marks a run's event log compacted; 0 if there is no such run. */
+    @SqlUpdate(MARK_COMPACTED)
+    int markCompacted(String runId, long at);
 
     // ------------------------------------------------------------------ leases
 
@@ -229,21 +259,9 @@ public interface RunDao {
     /** True if this failure of one statement of the database is the one-active-run index's unique violation. */
     boolean violatesOneActiveRun(SQLException e);
 
-    /**
-     * True if a failed statement broke {@link #ONE_ACTIVE_RUN_INDEX}: somewhere in its causes (and, for a
-     * JDBC batch, their next exceptions) is that unique violation.
-     */
+    /** True if a failed statement broke {@link #ONE_ACTIVE_RUN_INDEX}. */
     default boolean brokeOneActiveRun(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException) {
-                for (SQLException e = (SQLException) t; e != null; e = e.getNextException()) {
-                    if (violatesOneActiveRun(e)) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return UniqueViolations.any(failure, this::violatesOneActiveRun);
     }
 
     private static boolean holdsThread(Run run) {
@@ -290,11 +308,10 @@ public interface RunDao {
         @SqlQuery(FENCE_LOST_RUNS)
         List<LeaseHolder> fence(@BindList List<String> runIds, String fence);
 
-        /** sqlite-jdbc: {@code [SQLITE_CONSTRAINT_UNIQUE] … (UNIQUE constraint failed: parley_runs.thread_id)}. */
+        /** sqlite-jdbc names the index's column: {@code UNIQUE constraint failed: parley_runs.thread_id}. */
         @Override
         default boolean violatesOneActiveRun(SQLException e) {
-            String message = String.valueOf(e.getMessage());
-            return message.contains("SQLITE_CONSTRAINT_UNIQUE") && message.contains("parley_runs.thread_id");
+            return UniqueViolations.sqlite(e, "parley_runs.thread_id");
         }
     }
 
@@ -314,10 +331,9 @@ public interface RunDao {
         @SqlQuery(FENCE_LOCK_RUNS)
         List<LeaseHolder> fence(@BindList List<String> runIds, String fence);
 
-        /** SQLSTATE 23505 (unique_violation), its message naming the index (in any server language). */
         @Override
         default boolean violatesOneActiveRun(SQLException e) {
-            return "23505".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains(ONE_ACTIVE_RUN_INDEX);
+            return UniqueViolations.postgres(e, ONE_ACTIVE_RUN_INDEX);
         }
     }
 

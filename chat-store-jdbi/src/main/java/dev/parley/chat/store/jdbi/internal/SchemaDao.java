@@ -30,8 +30,13 @@ public interface SchemaDao {
     long probeTable(@Define String table);
 
     /** Fails unless the columns added after version 1 exist (the host ran every migration). */
-    @SqlQuery("SELECT COUNT(lease_owner) + COUNT(lease_until) FROM parley_runs WHERE 1 = 0")
+    @SqlQuery("SELECT COUNT(lease_owner) + COUNT(lease_until) + COUNT(events_compacted_at) FROM parley_runs WHERE 1 = 0")
     long probeLaterColumns();
+
+    /** Fails unless the columns of version 5 (trees, client ids, search) exist. */
+    @SqlQuery("SELECT COUNT(m.client_message_id) + COUNT(m.branch_depth) + COUNT(t.active_leaf_id) "
+            + "FROM parley_messages m, parley_threads t WHERE 1 = 0")
+    long probeVersion5Columns();
 
     /** 1 if the index exists, else 0. */
     int indexExists(String name);
@@ -56,12 +61,17 @@ public interface SchemaDao {
                 + "(ParleyMigrations.migrate, or the scripts at " + scripts + ") or build the store with migrate(true)";
         try {
             db.read("probing the schema version", dao -> dao.schema().probeLaterColumns());
+            db.read("probing the schema version", dao -> dao.schema().probeVersion5Columns());
         } catch (ChatException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
         }
         if (db.read("probing the schema version", dao -> dao.schema().indexExists(RunDao.ONE_ACTIVE_RUN_INDEX)) == 0) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + RunDao.ONE_ACTIVE_RUN_INDEX
                     + " of version 3 is missing)");
+        }
+        if (db.read("probing the schema version", dao -> dao.schema().indexExists(MessageDao.CLIENT_ID_INDEX)) == 0) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + MessageDao.CLIENT_ID_INDEX
+                    + " of version 5 is missing)");
         }
     }
 

@@ -19,16 +19,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The threads ({@code parley_threads}): creating, reading, listing an owner's threads page by page, renaming
- * and the engine's touches. Deleting a thread removes its row here; what goes with it is each DAO's
- * {@code deleteOfThread}. The same SQL on SQLite and PostgreSQL.
+ * and the engine's touches (also of the active branch and the session head). Deleting a thread removes its
+ * row here; what goes with it is each DAO's {@code deleteOfThread}. The writes of a title differ: SQLite's
+ * title index is kept by triggers ({@link Sqlite}), PostgreSQL's row carries its title's search vector
+ * ({@link Postgres}); the store uses its database's interface ({@link #of}). The reads are shared.
  */
 @RegisterRowMapper(ThreadDao.Mapper.class)
 public interface ThreadDao {
-    String COLUMNS = "id, owner_id, title, runtime_session_id, model_id, skill, status, created_at, last_message_at";
+    String COLUMNS = "id, owner_id, title, runtime_session_id, model_id, skill, status, created_at, last_message_at, "
+            + "active_leaf_id, session_head_id";
 
-    String INSERT_THREAD = "INSERT INTO parley_threads (" + COLUMNS + ") "
-            + "VALUES (:id, :ownerId, :title, :runtimeSessionId, :modelId, :skill, :status, :createdAt, :lastMessageAt) "
-            + "ON CONFLICT (id) DO NOTHING";
+    String VALUES = ":id, :ownerId, :title, :runtimeSessionId, :modelId, :skill, :status, :createdAt, :lastMessageAt, "
+            + ":activeLeafId, :sessionHeadId";
 
     String FIND_THREAD = "SELECT " + COLUMNS + " FROM parley_threads WHERE id = :id";
 
@@ -45,20 +47,28 @@ public interface ThreadDao {
             + "WHERE owner_id = :ownerId AND (last_message_at, id) < (:afterAt, :afterId) "
             + "ORDER BY last_message_at DESC, id DESC LIMIT :limit";
 
-    String UPDATE_THREAD = "UPDATE parley_threads "
-            + "SET title = :title, model_id = :modelId, skill = :skill, status = :status WHERE id = :id";
+    /** The fields a person edits. */
+    String UPDATE_SET = "title = :title, model_id = :modelId, skill = :skill, status = :status";
 
-    String TOUCH_THREAD = "UPDATE parley_threads SET "
-            + "runtime_session_id = COALESCE(:runtimeSessionId, runtime_session_id), "
+    /** A touch: each field it holds (null: leave it), activity only forwards, a default title only into none. */
+    String TOUCH_SET = "runtime_session_id = COALESCE(:runtimeSessionId, runtime_session_id), "
             + "last_message_at = CASE WHEN :lastMessageAt > last_message_at THEN :lastMessageAt ELSE last_message_at END, "
-            + "title = COALESCE(title, :defaultTitle) "
-            + "WHERE id = :id";
+            + "title = COALESCE(title, :defaultTitle), "
+            + "active_leaf_id = COALESCE(:activeLeafId, active_leaf_id), "
+            + "session_head_id = COALESCE(:sessionHeadId, session_head_id)";
 
     String DELETE_THREAD = "DELETE FROM parley_threads WHERE id = :threadId";
 
+    /** The interface to attach on a database. */
+    static Class<? extends ThreadDao> of(Dialect dialect) {
+        return switch (dialect) {
+            case SQLITE -> Sqlite.class;
+            case POSTGRESQL -> Postgres.class;
+        };
+    }
+
     /** Inserts a thread unless its id exists; 0 if it did. */
-    @SqlUpdate(INSERT_THREAD)
-    int insert(@BindRow(Columns.class) ChatThread thread);
+    int insert(ChatThread thread);
 
     @SqlQuery(FIND_THREAD)
     Optional<ChatThread> find(String id);
@@ -76,19 +86,60 @@ public interface ThreadDao {
     }
 
     /** Sets the fields a caller may change; 0 if there is no such thread. */
-    @SqlUpdate(UPDATE_THREAD)
-    int update(@BindRow(Columns.class) ChatThread thread);
+    int update(ChatThread thread);
 
     /** Applies the engine's touches (one JDBC batch). */
-    @SqlBatch(TOUCH_THREAD)
-    void touch(@BindRow(TouchColumns.class) List<ThreadTouch> touches);
+    void touch(List<ThreadTouch> touches);
 
     /** Deletes the thread's row; 0 if there was none. */
     @SqlUpdate(DELETE_THREAD)
     int delete(String threadId);
 
+    /** SQLite: the title as it is; triggers keep the FTS5 title index. */
+    interface Sqlite extends ThreadDao {
+        String INSERT_THREAD = "INSERT INTO parley_threads (" + COLUMNS + ") VALUES (" + VALUES + ") "
+                + "ON CONFLICT (id) DO NOTHING";
+        String UPDATE_THREAD = "UPDATE parley_threads SET " + UPDATE_SET + " WHERE id = :id";
+        String TOUCH_THREAD = "UPDATE parley_threads SET " + TOUCH_SET + " WHERE id = :id";
+
+        @Override
+        @SqlUpdate(INSERT_THREAD)
+        int insert(@BindRow(Columns.class) ChatThread thread);
+
+        @Override
+        @SqlUpdate(UPDATE_THREAD)
+        int update(@BindRow(Columns.class) ChatThread thread);
+
+        @Override
+        @SqlBatch(TOUCH_THREAD)
+        void touch(@BindRow(TouchColumns.class) List<ThreadTouch> touches);
+    }
+
+    /** PostgreSQL: the title with its search vector (built by the store, see {@link SearchText#vector}). */
+    interface Postgres extends ThreadDao {
+        String INSERT_THREAD = "INSERT INTO parley_threads (" + COLUMNS + ", title_vector) VALUES (" + VALUES
+                + ", CAST(:titleVector AS tsvector)) ON CONFLICT (id) DO NOTHING";
+        String UPDATE_THREAD = "UPDATE parley_threads SET " + UPDATE_SET
+                + ", title_vector = CAST(:titleVector AS tsvector) WHERE id = :id";
+        /** The vector follows the title only where the default title fills an empty one. */
+        String TOUCH_THREAD = "UPDATE parley_threads SET " + TOUCH_SET + ", title_vector = CASE WHEN title IS NULL "
+                + "THEN CAST(:defaultTitleVector AS tsvector) ELSE title_vector END WHERE id = :id";
+
+        @Override
+        @SqlUpdate(INSERT_THREAD)
+        int insert(@BindRow(VectorColumns.class) ChatThread thread);
+
+        @Override
+        @SqlUpdate(UPDATE_THREAD)
+        int update(@BindRow(VectorColumns.class) ChatThread thread);
+
+        @Override
+        @SqlBatch(TOUCH_THREAD)
+        void touch(@BindRow(VectorTouchColumns.class) List<ThreadTouch> touches);
+    }
+
     /** Binds every column of a thread. */
-    final class Columns implements BindRow.Binder<ChatThread> {
+    class Columns implements BindRow.Binder<ChatThread> {
         @Override
         public void bind(SqlStatement<?> statement, ChatThread thread) {
             statement.bind("id", thread.id())
@@ -99,18 +150,40 @@ public interface ThreadDao {
                     .bind("skill", thread.skill())
                     .bind("status", thread.status().name())
                     .bind("createdAt", thread.createdAt().toEpochMilli())
-                    .bind("lastMessageAt", thread.lastMessageAt().toEpochMilli());
+                    .bind("lastMessageAt", thread.lastMessageAt().toEpochMilli())
+                    .bind("activeLeafId", thread.activeLeafId())
+                    .bind("sessionHeadId", thread.sessionHeadId());
+        }
+    }
+
+    /** Binds every column of a thread and its title's search vector. */
+    final class VectorColumns extends Columns {
+        @Override
+        public void bind(SqlStatement<?> statement, ChatThread thread) {
+            super.bind(statement, thread);
+            statement.bind("titleVector", SearchText.vector(SearchText.of(thread.title())));
         }
     }
 
     /** Binds a touch. */
-    final class TouchColumns implements BindRow.Binder<ThreadTouch> {
+    class TouchColumns implements BindRow.Binder<ThreadTouch> {
         @Override
         public void bind(SqlStatement<?> statement, ThreadTouch touch) {
             statement.bind("id", touch.threadId())
                     .bind("runtimeSessionId", touch.runtimeSessionId())
                     .bind("lastMessageAt", Rows.millis(touch.lastMessageAt()))
-                    .bind("defaultTitle", touch.defaultTitle());
+                    .bind("defaultTitle", touch.defaultTitle())
+                    .bind("activeLeafId", touch.activeLeafId())
+                    .bind("sessionHeadId", touch.sessionHeadId());
+        }
+    }
+
+    /** Binds a touch and its default title's search vector. */
+    final class VectorTouchColumns extends TouchColumns {
+        @Override
+        public void bind(SqlStatement<?> statement, ThreadTouch touch) {
+            super.bind(statement, touch);
+            statement.bind("defaultTitleVector", SearchText.vector(SearchText.of(touch.defaultTitle())));
         }
     }
 
@@ -121,7 +194,7 @@ public interface ThreadDao {
             return new ChatThread(rs.getString("id"), rs.getString("owner_id"), rs.getString("title"),
                     rs.getString("runtime_session_id"), rs.getString("model_id"), rs.getString("skill"),
                     ThreadStatus.valueOf(rs.getString("status")), Rows.instant(rs, "created_at"),
-                    Rows.instant(rs, "last_message_at"));
+                    Rows.instant(rs, "last_message_at"), rs.getString("active_leaf_id"), rs.getString("session_head_id"));
         }
     }
 }

@@ -1,0 +1,169 @@
+package dev.parley.chat.agent;
+
+import dev.parley.chat.agent.internal.AgentRun;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.SkillOption;
+import dev.parley.chat.runtime.StreamPublisher;
+import dev.parley.chat.runtime.ToolResult;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A runtime for any model: each run is an agent loop over a {@link ModelClient} — call the model streaming,
+ * relay its text, thinking and tool-call arguments as they come, let the engine answer each tool call (a
+ * host action, with its approval policy, or a tool the person's browser runs), feed the results back and
+ * call again, until the model answers without tools, the iteration budget is spent (the run succeeds with a
+ * status line saying so), the run is cancelled (the call in flight is cancelled, the partial answer kept) or
+ * the model fails (the run fails with the failure's code: {@code RATE_LIMITED}, {@code AUTHENTICATION_FAILED},
+ * {@code CONTEXT_TOO_LONG}, {@code RUNTIME_UNAVAILABLE}, …). Usage is summed over the run's calls.
+ *
+ * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
+ * The skill names a system prompt ({@link Builder#systemPrompts}). Capabilities: host tools and cancel.
+ * Thread-safe.
+ */
+public final class AgentLoopRuntime implements RuntimeAdapter {
+    /** The iteration budget when neither the run nor the builder sets one. */
+    public static final int DEFAULT_MAX_ITERATIONS = 10;
+
+    private final ModelClient client;
+    private final Function<String, @Nullable String> systemPrompts;
+    private final List<SkillOption> skills;
+    private final @Nullable List<ModelOption> models;
+    private final int maxIterations;
+    private final Executor executor;
+    private final Map<String, AgentRun> runs = new ConcurrentHashMap<>();
+
+    private AgentLoopRuntime(Builder b) {
+        this.client = b.client;
+        this.systemPrompts = b.systemPrompts;
+        this.skills = b.skills;
+        this.models = b.models;
+        this.maxIterations = b.maxIterations;
+        this.executor = b.executor != null ? b.executor : Executors.newCachedThreadPool(daemon());
+    }
+
+    public static Builder builder(ModelClient client) {
+        return new Builder(client);
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+        return StreamPublisher.create(64, emitter -> {
+            String system = request.skill() == null ? null : systemPrompts.apply(request.skill());
+            int budget = request.maxIterations() != null ? request.maxIterations() : maxIterations;
+            AgentRun run = new AgentRun(client, request, system, budget, emitter);
+            runs.put(request.runId(), run);
+            emitter.onCancel(run::cancel);
+            executor.execute(() -> {
+                try {
+                    run.play();
+                } finally {
+                    runs.remove(request.runId(), run);
+                }
+            });
+        });
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.HOST_TOOLS, Capability.CANCEL);
+    }
+
+    @Override
+    public void submitToolResult(ToolResult result) {
+        AgentRun run = runs.get(result.runId());
+        if (run != null) {
+            run.toolResult(result);
+        }
+    }
+
+    @Override
+    public void cancel(String runId) {
+        AgentRun run = runs.get(runId);
+        if (run != null) {
+            run.cancel();
+        }
+    }
+
+    @Override
+    public List<ModelOption> models() {
+        return models != null ? models : client.models();
+    }
+
+    @Override
+    public List<SkillOption> skills() {
+        return skills;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon() {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, "parley-agent-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** Configures an {@link AgentLoopRuntime}. Not thread-safe. */
+    public static final class Builder {
+        private final ModelClient client;
+        private Function<String, @Nullable String> systemPrompts = skill -> null;
+        private List<SkillOption> skills = List.of();
+        private @Nullable List<ModelOption> models;
+        private int maxIterations = DEFAULT_MAX_ITERATIONS;
+        private @Nullable Executor executor;
+
+        private Builder(ModelClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+        }
+
+        /** The skills a person may choose from, and each one's system prompt (null for none). */
+        public Builder systemPrompts(List<SkillOption> offered, Function<String, @Nullable String> promptOfSkill) {
+            this.skills = List.copyOf(offered);
+            this.systemPrompts = Objects.requireNonNull(promptOfSkill, "promptOfSkill");
+            return this;
+        }
+
+        /** The models a person may choose from (default: the client's list). */
+        public Builder models(List<ModelOption> value) {
+            this.models = List.copyOf(value);
+            return this;
+        }
+
+        /** Model calls per run when the run does not say (default {@value #DEFAULT_MAX_ITERATIONS}). */
+        public Builder maxIterations(int value) {
+            if (value < 1) {
+                throw new IllegalArgumentException("maxIterations must be positive");
+            }
+            this.maxIterations = value;
+            return this;
+        }
+
+        /**
+         * Where runs' loops run, one task per run that blocks while the model streams and while tools run
+         * (default: a cached pool of daemon threads). The runtime does not shut it down.
+         */
+        public Builder executor(Executor value) {
+            this.executor = Objects.requireNonNull(value, "executor");
+            return this;
+        }
+
+        public AgentLoopRuntime build() {
+            return new AgentLoopRuntime(this);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.parley.chat.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A model call failed in a way the person can act on; {@link #kind()} names it, and the run fails with the
+ * matching code ({@link Kind#code()}). Messages never contain secrets.
+ */
+public final class ModelFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** How a model call failed. */
+    public enum Kind {
+        /** Too many requests (HTTP 429); worth retrying later. */
+        RATE_LIMITED("RATE_LIMITED"),
+        /** The API key or credentials were refused (HTTP 401, 403). */
+        AUTHENTICATION("AUTHENTICATION_FAILED"),
+        /** The conversation is longer than the model's context window. */
+        CONTEXT_TOO_LONG("CONTEXT_TOO_LONG"),
+        /** The model's server could not be reached or did not answer (connection refused, timeout, 5xx). */
+        UNREACHABLE("RUNTIME_UNAVAILABLE"),
+        /** The request was refused as malformed (HTTP 400 for another reason). */
+        INVALID_REQUEST("INVALID_INPUT"),
+        /** Anything else. */
+        FAILED("RUNTIME_FAILED");
+
+        private final String code;
+
+        Kind(String code) {
+            this.code = code;
+        }
+
+        /** The code a run fails with ({@code RunFailed.code}). */
+        public String code() {
+            return code;
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_PROVIDER_TEXT = 300;
+    /** How providers (OpenAI, vLLM, Ollama, llama.cpp, Anthropic, Gemini) say a prompt is over the window. */
+    private static final List<String> CONTEXT_WORDS = List.of("context_length_exceeded", "context length",
+            "context window", "context size", "maximum context", "too many tokens", "prompt is too long",
+            "input is too long", "exceeds the context", "reduce the length");
+
+    private final Kind kind;
+
+    public ModelFailure(Kind kind, String message, @Nullable Throwable cause) {
+        super(message, cause);
+        this.kind = kind;
+    }
+
+    public ModelFailure(Kind kind, String message) {
+        this(kind, message, null);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /**
+     * What an HTTP error from a model provider means, for adapters over libraries that report the status:
+     * 429 {@link Kind#RATE_LIMITED}; 401 and 403 {@link Kind#AUTHENTICATION}; a 4xx whose text speaks of the
+     * context window {@link Kind#CONTEXT_TOO_LONG}; 408 and 5xx {@link Kind#UNREACHABLE}; other 4xx
+     * {@link Kind#INVALID_REQUEST}; anything else {@link Kind#FAILED}.
+     *
+     * @param status the HTTP status
+     * @param providerText the provider's error body or message, null if none; a JSON body is read for its
+     *     {@code error.message}. It is quoted (shortened) in the message, except for 401 and 403, whose bodies
+     *     may echo a key
+     * @param cause the library's exception, kept as the cause
+     */
+    public static ModelFailure ofHttpStatus(int status, @Nullable String providerText, @Nullable Throwable cause) {
+        String said = providerMessage(providerText);
+        String quoted = said.isEmpty() ? "" : ": " + said;
+        if (status == 429) {
+            return new ModelFailure(Kind.RATE_LIMITED, "The model provider is limiting requests (HTTP 429)" + quoted,
+                    cause);
+        }
+        if (status == 401 || status == 403) {
+            return new ModelFailure(Kind.AUTHENTICATION,
+                    "The model provider refused the credentials (HTTP " + status + ")", cause);
+        }
+        if (status >= 400 && status < 500 && isContextTooLong(providerText)) {
+            return new ModelFailure(Kind.CONTEXT_TOO_LONG,
+                    "The conversation is longer than the model's context window (HTTP " + status + ")" + quoted, cause);
+        }
+        if (status == 408 || (status >= 500 && status < 600)) {
+            return new ModelFailure(Kind.UNREACHABLE, "The model provider did not answer (HTTP " + status + ")" + quoted,
+                    cause);
+        }
+        if (status >= 400 && status < 500) {
+            return new ModelFailure(Kind.INVALID_REQUEST,
+                    "The model provider refused the request (HTTP " + status + ")" + quoted, cause);
+        }
+        return new ModelFailure(Kind.FAILED, "The model provider answered HTTP " + status + quoted, cause);
+    }
+
+    /** True if a provider's error text says the prompt does not fit the model's context window. */
+    public static boolean isContextTooLong(@Nullable String providerText) {
+        if (providerText == null) {
+            return false;
+        }
+        String text = providerText.toLowerCase(Locale.ROOT);
+        return CONTEXT_WORDS.stream().anyMatch(text::contains);
+    }
+
+    private static String providerMessage(@Nullable String text) {
+        if (text == null || text.isBlank()) {
+            return "";
+        }
+        String said = text.strip();
+        if (said.startsWith("{")) {
+            try {
+                JsonNode body = JSON.readTree(said);
+                JsonNode error = body.path("error");
+                JsonNode message = error.isTextual() ? error : error.path("message");
+                if (!message.isTextual()) {
+                    message = body.path("message");
+                }
+                if (message.isTextual()) {
+                    said = message.asText();
+                }
+            } catch (JsonProcessingException notJson) {
+                said = text.strip();
+            }
+        }
+        return said.length() <= MAX_PROVIDER_TEXT ? said : said.substring(0, MAX_PROVIDER_TEXT) + "…";
+    }
+}

@@ -1,0 +1,81 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.store.ChatStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compacts the event logs of runs that ended long ago: a log of thousands of token deltas becomes four
+ * events — the run's start, a snapshot of its messages as they ended, a status line saying the log was
+ * compacted and when, and its end — so a replay still shows the run (and says so) while the store keeps
+ * only its messages' worth. Runs that ended recently are left alone. Thread-safe.
+ */
+public final class EventRetention {
+    private static final Logger log = LoggerFactory.getLogger(EventRetention.class);
+    private static final int BATCH = 100;
+
+    private final EngineContext ctx;
+
+    public EventRetention(EngineContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Compacts every run that ended before {@code endedBefore}, a batch at a time; returns how many. */
+    public int compactRunsEndedBefore(Instant endedBefore) {
+        int compacted = 0;
+        List<Run> batch;
+        do {
+            batch = ctx.store.findRunsToCompact(endedBefore, BATCH);
+            for (Run run : batch) {
+                compact(run);
+                compacted++;
+            }
+        } while (batch.size() == BATCH);
+        if (compacted > 0) {
+            log.info("Compacted the event logs of {} run(s) that ended before {}", compacted, endedBefore);
+        }
+        return compacted;
+    }
+
+    private void compact(Run run) {
+        ChatStore store = ctx.store;
+        long last = store.lastSeq(run.id());
+        List<RunEvent> start = store.readEvents(run.id(), 0, 1);
+        List<RunEvent> end = last == 0 ? List.of() : store.readEvents(run.id(), last - 1, 1);
+        List<RunEvent> kept = new ArrayList<>();
+        if (start.isEmpty() || end.isEmpty() || !end.get(0).event().isTerminal() || end.get(0).seq() <= start.get(0).seq() + 2) {
+            kept.addAll(store.readEvents(run.id(), 0, Integer.MAX_VALUE));
+        } else {
+            RunEvent started = start.get(0);
+            RunEvent ended = end.get(0);
+            kept.add(started);
+            kept.add(new RunEvent(run.id(), started.seq() + 1, started.timestamp(), new AgentStreamEvent.MessagesSnapshot(
+                    run.threadId(), run.id(), messagesOf(run), run.guardrailsFailureReason())));
+            kept.add(new RunEvent(run.id(), started.seq() + 2, ended.timestamp(), new AgentStreamEvent.StatusUpdate(
+                    run.id() + ":retention", "info", "This run's event log was compacted on " + ctx.now()
+                            + " (its events were older than the retention period); its messages are shown as they "
+                            + "ended.")));
+            kept.add(ended);
+        }
+        store.compactRunEvents(run.id(), kept, ctx.now());
+    }
+
+    /** The run's messages as stored: its user message (if any), its answer, the answer's steps. */
+    private List<Message> messagesOf(Run run) {
+        List<String> top = new ArrayList<>();
+        if (run.userMessageId() != null) {
+            top.add(run.userMessageId());
+        }
+        top.add(run.assistantMessageId());
+        List<Message> messages = new ArrayList<>(ctx.store.findMessages(top));
+        messages.addAll(ctx.store.listStepMessages(List.of(run.id())));
+        return messages;
+    }
+}

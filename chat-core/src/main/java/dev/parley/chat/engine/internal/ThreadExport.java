@@ -1,0 +1,200 @@
+package dev.parley.chat.engine.internal;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.ClarifyMessage;
+import dev.parley.chat.model.ErrorMessage;
+import dev.parley.chat.model.Feedback;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageKind;
+import dev.parley.chat.model.ResultMessage;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.ChatStore;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a thread out, page by page, so a thread of any length is exported in constant memory: as JSON
+ * (every branch, variant and step, the feedback; shape {@code parley-thread} version 1) or as Markdown (the
+ * active branch as a person reads it). Not thread-safe; one export per instance.
+ */
+public final class ThreadExport {
+    /** The version of the JSON shape; a reader rejects a version it does not know. */
+    public static final int VERSION = 1;
+    private static final int PAGE = 200;
+
+    private final ChatStore store;
+    private final ThreadViews views;
+
+    public ThreadExport(ChatStore store, ThreadViews views) {
+        this.store = store;
+        this.views = views;
+    }
+
+    /**
+     * {@code {"format":"parley-thread","version":1,"exportedAt":…,"thread":{…},"activeBranch":[ids],
+     * "messages":[{…message, "steps":[…], "feedback":[…]}…]}}: every user and assistant message of every
+     * branch in first-save order, each assistant message with its steps, each message with its feedback.
+     */
+    public void json(ChatThread thread, Instant exportedAt, OutputStream out) throws IOException {
+        try (JsonGenerator json = ChatJson.shared().generator(out)) {
+            json.writeStartObject();
+            json.writeStringField("format", "parley-thread");
+            json.writeNumberField("version", VERSION);
+            json.writeNumberField("exportedAt", exportedAt.toEpochMilli());
+            json.writeFieldName("thread");
+            json.writeObject(thread);
+            json.writeArrayFieldStart("activeBranch");
+            for (String id : activeBranchIds(thread)) {
+                json.writeString(id);
+            }
+            json.writeEndArray();
+            json.writeArrayFieldStart("messages");
+            String after = null;
+            List<Message> page;
+            do {
+                page = store.listTopLevelMessagesAfter(thread.id(), after, PAGE);
+                writeMessages(json, page);
+                json.flush();
+                if (!page.isEmpty()) {
+                    after = page.get(page.size() - 1).id();
+                }
+            } while (page.size() == PAGE);
+            json.writeEndArray();
+            json.writeEndObject();
+        }
+    }
+
+    private void writeMessages(JsonGenerator json, List<Message> page) throws IOException {
+        List<String> runs = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        for (Message message : page) {
+            ids.add(message.id());
+            if (message.kind() == MessageKind.ASSISTANT) {
+                runs.add(message.runId());
+            }
+        }
+        Map<String, List<Message>> steps = new HashMap<>();
+        for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
+            steps.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
+        }
+        Map<String, List<Feedback>> feedback = new HashMap<>();
+        for (Feedback rating : ids.isEmpty() ? List.<Feedback>of() : store.listFeedback(ids)) {
+            feedback.computeIfAbsent(rating.messageId(), k -> new ArrayList<>()).add(rating);
+        }
+        for (Message message : page) {
+            json.writeStartObject();
+            json.writeFieldName("message");
+            json.writeObject(message);
+            json.writeFieldName("steps");
+            json.writeObject(message.kind() == MessageKind.ASSISTANT ? steps.getOrDefault(message.runId(), List.of())
+                    : List.of());
+            json.writeFieldName("feedback");
+            json.writeObject(feedback.getOrDefault(message.id(), List.of()));
+            json.writeEndObject();
+        }
+    }
+
+    /** The ids of the active branch, oldest first (ids only: a branch of any length fits). */
+    private List<String> activeBranchIds(ChatThread thread) {
+        String leaf = views.activeLeaf(thread);
+        List<String> ids = new ArrayList<>();
+        String before = null;
+        while (leaf != null) {
+            List<Message> page = store.listBranch(thread.id(), leaf, before, PAGE);
+            for (int i = page.size() - 1; i >= 0; i--) {
+                ids.add(page.get(i).id());
+            }
+            if (page.size() < PAGE) {
+                break;
+            }
+            before = page.get(0).id();
+        }
+        java.util.Collections.reverse(ids);
+        return ids;
+    }
+
+    /**
+     * The active branch as Markdown: the title, then each turn — the person's message, the answer with its
+     * tool calls, questions and approvals summed up in a line each (thinking is left out).
+     */
+    public void markdown(ChatThread thread, OutputStream out) throws IOException {
+        Writer text = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+        text.write("# " + (thread.title() == null ? "Conversation" : oneLine(thread.title())) + "\n");
+        List<String> ids = activeBranchIds(thread);
+        for (int from = 0; from < ids.size(); from += PAGE) {
+            List<Message> page = store.findMessages(ids.subList(from, Math.min(ids.size(), from + PAGE)));
+            List<String> runs = page.stream().filter(m -> m.kind() == MessageKind.ASSISTANT).map(Message::runId).toList();
+            Map<String, List<Message>> steps = new HashMap<>();
+            for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
+                steps.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
+            }
+            for (Message message : page) {
+                if (message instanceof UserMessage user) {
+                    text.write("\n**You:**\n\n" + user.text().strip() + "\n");
+                } else if (message instanceof AssistantMessage answer) {
+                    text.write("\n**Assistant:**\n\n");
+                    for (Message step : steps.getOrDefault(answer.runId(), List.of())) {
+                        String line = stepLine(step);
+                        if (line != null) {
+                            text.write("> " + line + "\n");
+                        }
+                    }
+                    if (!steps.getOrDefault(answer.runId(), List.of()).isEmpty()) {
+                        text.write("\n");
+                    }
+                    text.write((answer.text().isBlank() ? "_(no answer)_" : answer.text().strip()) + "\n");
+                }
+            }
+            text.flush();
+        }
+        text.flush();
+    }
+
+    private static String stepLine(Message step) {
+        if (step instanceof ActionExecutionMessage call) {
+            return "Tool `" + call.name() + "` " + oneLine(call.arguments());
+        }
+        if (step instanceof ResultMessage result) {
+            return (result.error() ? "Tool failed: " : "Tool result: ") + oneLine(abbreviate(result.result()));
+        }
+        if (step instanceof ClarifyMessage clarify) {
+            return "Asked: " + oneLine(clarify.question())
+                    + (clarify.answer().isEmpty() ? "" : " — answered: " + String.join(", ", clarify.answer()));
+        }
+        if (step instanceof ApprovalMessage approval) {
+            return "Approval for `" + approval.request().toolName() + "`: "
+                    + (approval.decision() != null ? approval.decision().wireName()
+                            : approval.outcome() != null ? approval.outcome().name().toLowerCase(java.util.Locale.ROOT)
+                                    : "pending");
+        }
+        if (step instanceof ErrorMessage error) {
+            return "Error: " + oneLine(error.message());
+        }
+        if (step instanceof ThinkingMessage) {
+            return null;
+        }
+        return null;
+    }
+
+    private static String oneLine(String text) {
+        return text.strip().replaceAll("\\s+", " ");
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() <= 300 ? text : text.substring(0, 300) + "…";
+    }
+}

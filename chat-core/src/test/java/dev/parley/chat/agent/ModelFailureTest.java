@@ -1,0 +1,50 @@
+package dev.parley.chat.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** How adapters turn a provider's HTTP error into a failure the person can act on. */
+class ModelFailureTest {
+
+    @Test
+    void statusesMapToKinds() {
+        assertThat(ModelFailure.ofHttpStatus(429, null, null).kind()).isEqualTo(ModelFailure.Kind.RATE_LIMITED);
+        assertThat(ModelFailure.ofHttpStatus(401, null, null).kind()).isEqualTo(ModelFailure.Kind.AUTHENTICATION);
+        assertThat(ModelFailure.ofHttpStatus(403, null, null).kind()).isEqualTo(ModelFailure.Kind.AUTHENTICATION);
+        assertThat(ModelFailure.ofHttpStatus(400, "{\"error\":{\"message\":\"bad temperature\"}}", null).kind())
+                .isEqualTo(ModelFailure.Kind.INVALID_REQUEST);
+        assertThat(ModelFailure.ofHttpStatus(503, "overloaded", null).kind()).isEqualTo(ModelFailure.Kind.UNREACHABLE);
+        assertThat(ModelFailure.ofHttpStatus(408, null, null).kind()).isEqualTo(ModelFailure.Kind.UNREACHABLE);
+        assertThat(ModelFailure.ofHttpStatus(302, null, null).kind()).isEqualTo(ModelFailure.Kind.FAILED);
+    }
+
+    @Test
+    void contextWindowErrorsAreRecognisedAsProvidersWordThem() {
+        String openAi = "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens. However, your"
+                + " messages resulted in 9001 tokens.\",\"type\":\"invalid_request_error\",\"param\":\"messages\","
+                + "\"code\":\"context_length_exceeded\"}}";
+        ModelFailure failure = ModelFailure.ofHttpStatus(400, openAi, null);
+        assertThat(failure.kind()).isEqualTo(ModelFailure.Kind.CONTEXT_TOO_LONG);
+        assertThat(failure.getMessage()).endsWith(": This model's maximum context length is 8192 tokens. However, your"
+                + " messages resulted in 9001 tokens.");
+        assertThat(ModelFailure.isContextTooLong("{\"error\":\"the request exceeds the available context size\"}"))
+                .isTrue();
+        assertThat(ModelFailure.isContextTooLong("prompt is too long: 210000 tokens > 200000 maximum")).isTrue();
+        assertThat(ModelFailure.isContextTooLong("Invalid value for 'temperature'")).isFalse();
+        assertThat(ModelFailure.isContextTooLong(null)).isFalse();
+    }
+
+    @Test
+    void aRefusedKeyIsNeverQuotedAndLongTextIsShortened() {
+        ModelFailure auth = ModelFailure.ofHttpStatus(401,
+                "{\"error\":{\"message\":\"Incorrect API key provided: sk-live-abc123.\"}}", null);
+        assertThat(auth.getMessage()).isEqualTo("The model provider refused the credentials (HTTP 401)")
+                .doesNotContain("sk-live");
+        ModelFailure limited = ModelFailure.ofHttpStatus(429, "x".repeat(1000), null);
+        assertThat(limited.getMessage()).hasSizeLessThan(400).endsWith("…");
+        assertThat(ModelFailure.ofHttpStatus(429, "{\"error\":\"slow down\"}", null).getMessage())
+                .isEqualTo("The model provider is limiting requests (HTTP 429): slow down");
+        assertThat(ModelFailure.ofHttpStatus(429, "{not json", null).getMessage()).endsWith(": {not json");
+    }
+}

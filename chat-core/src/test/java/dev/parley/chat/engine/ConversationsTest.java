@@ -1,0 +1,353 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.FeedbackRating;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageKind;
+import dev.parley.chat.model.ResultMessage;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.reduce.RunReducer;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.InterceptedStore;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Branches (edits), the conversation so far for runtimes, idempotent sends, search, export, retention, erasure. */
+class ConversationsTest extends EngineTestSupport {
+    private final AtomicInteger sessions = new AtomicInteger();
+
+    /** Reports a session (a new one unless the request continues one) and echoes the message. */
+    private ScriptedRuntime.Script echoInASession() {
+        return (request, p) -> {
+            String session = request.runtimeSessionId() != null ? request.runtimeSessionId()
+                    : "s-" + sessions.incrementAndGet();
+            p.emit(new AgentStreamEvent.RuntimeSession(session, request.runtimeSessionId() != null));
+            p.text("re: " + request.userMessage());
+            p.finish();
+        };
+    }
+
+    private RunTicket send(ChatEngine engine, String threadId, String text) {
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of(text));
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        return ticket;
+    }
+
+    private static List<String> topLevelIds(ThreadView view) {
+        return view.messages().stream().filter(m -> m.kind().isTopLevel()).map(Message::id).toList();
+    }
+
+    // ------------------------------------------------------------------ branches
+
+    @Test
+    void anEditStartsABranchBesideTheEditedMessageAndEitherBranchCanBeShown() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "plan a trip");
+        RunTicket second = send(engine, threadId, "to Lisbon");
+
+        RunTicket edited = engine.editMessage(ALICE, second.userMessageId(), StartRun.of("to Porto"));
+        awaitRun(engine, edited.runId(), RunStatus.SUCCEEDED);
+        UserMessage edit = (UserMessage) store.findMessage(edited.userMessageId()).orElseThrow();
+        assertThat(edit.parentMessageId()).as("the same parent as the edited message").isEqualTo(first.assistantMessageId());
+
+        ThreadView view = engine.getThread(ALICE, threadId);
+        assertThat(topLevelIds(view)).containsExactly(first.userMessageId(), first.assistantMessageId(),
+                edited.userMessageId(), edited.assistantMessageId());
+        assertThat(view.branches()).containsEntry(edited.userMessageId(), new VariantPosition(1, 2))
+                .containsEntry(first.userMessageId(), new VariantPosition(0, 1));
+
+        ThreadView old = engine.switchBranch(ALICE, second.userMessageId());
+        assertThat(topLevelIds(old)).as("the old branch and its answer stay").containsExactly(first.userMessageId(),
+                first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
+        assertThat(old.branches()).containsEntry(second.userMessageId(), new VariantPosition(0, 2));
+
+        RunTicket onOld = send(engine, threadId, "what to eat there?");
+        assertThat(store.findMessage(onOld.userMessageId()).orElseThrow().parentMessageId())
+                .as("a new message follows the active branch").isEqualTo(second.assistantMessageId());
+        assertThat(topLevelIds(engine.switchBranch(ALICE, edited.assistantMessageId())))
+                .endsWith(edited.userMessageId(), edited.assistantMessageId());
+    }
+
+    @Test
+    void editingAndSwitchingFollowTheRulesOfABusyThread() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(r -> r.userMessage().equals("long") ? Scripts.streamsUntilCancelled()
+                : Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "hi");
+        RunTicket busy = engine.startRun(ALICE, threadId, StartRun.of("long"));
+        await(() -> runtime.isPlaying(busy.runId()), playing -> playing, "the long run");
+
+        assertCode(ErrorCode.CONFLICT, () -> engine.editMessage(ALICE, first.userMessageId(), StartRun.of("hello")));
+        assertCode(ErrorCode.CONFLICT, () -> engine.switchBranch(ALICE, first.userMessageId()));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.editMessage(ALICE, first.assistantMessageId(), StartRun.of("x")));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.editMessage(MALLORY, first.userMessageId(), StartRun.of("x")));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.editMessage(ALICE, first.userMessageId(), StartRun.of(" ")));
+        engine.cancel(ALICE, busy.runId());
+    }
+
+    // ------------------------------------------------------------------ the runtime's session and the history
+
+    @Test
+    void aRunContinuesTheSessionOnlyOnItsLineAndIsGivenTheConversationOtherwise() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "one");
+        RunTicket second = send(engine, threadId, "two");
+        List<RunRequest> requests = runtime.requests();
+        assertThat(requests.get(0).runtimeSessionId()).isNull();
+        assertThat(requests.get(1).runtimeSessionId()).as("the next message continues the session").isEqualTo("s-1");
+
+        RunTicket edit = engine.editMessage(ALICE, second.userMessageId(), StartRun.of("two, edited"));
+        awaitRun(engine, edit.runId(), RunStatus.SUCCEEDED);
+        RunRequest edited = runtime.requests().get(2);
+        assertThat(edited.runtimeSessionId()).as("the session saw the other branch").isNull();
+        assertThat(edited.history().messages()).extracting(Message::id)
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+        assertThat(store.findThread(threadId).orElseThrow().runtimeSessionId()).isEqualTo("s-2");
+
+        RunTicket after = send(engine, threadId, "three");
+        assertThat(runtime.requests().get(3).runtimeSessionId()).as("the new session goes on").isEqualTo("s-2");
+        engine.switchBranch(ALICE, second.userMessageId());
+        RunTicket onOld = send(engine, threadId, "three on the old branch");
+        RunRequest switched = runtime.requests().get(4);
+        assertThat(switched.runtimeSessionId()).isNull();
+        assertThat(switched.history().messages()).extracting(Message::id).containsExactly(first.userMessageId(),
+                first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
+        assertThat(after.runId()).isNotEqualTo(onOld.runId());
+    }
+
+    @Test
+    void regeneratingTheSessionsLastAnswerRetriesInTheSession() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "one");
+        RunTicket again = engine.regenerate(ALICE, first.assistantMessageId());
+        awaitRun(engine, again.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime.retries()).containsExactly(again.runId());
+        assertThat(runtime.requests().get(1).runtimeSessionId()).isEqualTo("s-1");
+    }
+
+    @Test
+    void theHistoryHoldsToolStepsAndKeepsTheNewestWithinItsLimits() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("tools")
+                ? Scripts.toolsAndTodos() : Scripts.instant("answer to " + request.userMessage()));
+        ChatEngine engine = engine(runtime, b -> b.limits(EngineLimits.defaults().withHistory(4, 10_000)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        send(engine, threadId, "first");
+        send(engine, threadId, "tools");
+        RunTicket third = send(engine, threadId, "third");
+        RunTicket edit = engine.editMessage(ALICE, third.userMessageId(), StartRun.of("third again"));
+        awaitRun(engine, edit.runId(), RunStatus.SUCCEEDED);
+        List<Message> history = runtime.requests().get(3).history().messages();
+        assertThat(history.stream().filter(m -> m.kind().isTopLevel()).count()).as("the newest 4 of 4+").isEqualTo(4);
+        assertThat(history.get(0).kind()).isEqualTo(MessageKind.USER);
+        assertThat(history).anyMatch(ActionExecutionMessage.class::isInstance).anyMatch(ResultMessage.class::isInstance);
+
+        ChatEngine tight = engine(runtime, b -> b.limits(EngineLimits.defaults().withHistory(200, 40)));
+        String other = tight.createThread(ALICE, NewThread.empty()).id();
+        send(tight, other, "a message of some length");
+        RunTicket last = tight.startRun(ALICE, other, StartRun.of("x"));
+        awaitRun(tight, last.runId(), RunStatus.SUCCEEDED);
+        List<Message> bounded = runtime.requests().get(runtime.requests().size() - 1).history().messages();
+        assertThat(bounded).as("only what fits in 40 characters, newest kept").extracting(Message::kind)
+                .containsExactly(MessageKind.ASSISTANT);
+    }
+
+    @Test
+    void aRuntimeThatDoesNotAskForTheHistoryCostsNoRead() {
+        AtomicInteger branchReads = new AtomicInteger();
+        store = InterceptedStore.of(new InMemoryChatStore(), (method, args, proceed) -> {
+            if (method.equals("listBranch") && Thread.currentThread().getName().startsWith("script-")) {
+                branchReads.incrementAndGet();
+            }
+            return proceed.call();
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
+            if (request.userMessage().equals("remember")) {
+                p.text("you said " + request.history().messages().size());
+            }
+            p.finish();
+        });
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        send(engine, threadId, "one");
+        send(engine, threadId, "two");
+        assertThat(branchReads).hasValue(0);
+        send(engine, threadId, "remember");
+        assertThat(branchReads).hasValue(1);
+    }
+
+    // ------------------------------------------------------------------ idempotent sends
+
+    @Test
+    void aRetriedSendWithTheSameClientIdStartsNothingNew() throws Exception {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        StartRun send = StartRun.of("hello").withClientMessageId("click-1");
+        RunTicket first = engine.startRun(ALICE, threadId, send);
+        assertThat(first.replayed()).isFalse();
+        awaitRun(engine, first.runId(), RunStatus.SUCCEEDED);
+
+        RunTicket retried = engine.startRun(ALICE, threadId, send);
+        assertThat(retried.replayed()).isTrue();
+        assertThat(retried.runId()).isEqualTo(first.runId());
+        assertThat(retried.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(((UserMessage) store.findMessage(first.userMessageId()).orElseThrow()).clientMessageId())
+                .isEqualTo("click-1");
+        assertCode(ErrorCode.CONFLICT, () -> engine.startRun(ALICE, threadId, StartRun.of("other").withClientMessageId("click-1")));
+        assertThat(runtime.requests()).hasSize(1);
+        assertThat(store.findThreadRuns(threadId, EnumSet.allOf(RunStatus.class))).hasSize(1);
+
+        String racy = engine.createThread(ALICE, NewThread.empty()).id();
+        StartRun twice = StartRun.of("at once").withClientMessageId("click-2");
+        List<Object> outcomes = dev.parley.chat.testing.Await.race(4, i -> {
+            try {
+                return engine.startRun(ALICE, racy, twice);
+            } catch (dev.parley.chat.ChatException e) {
+                return e.code();
+            }
+        });
+        assertThat(outcomes).allMatch(RunTicket.class::isInstance);
+        assertThat(outcomes).map(o -> ((RunTicket) o).runId()).containsOnly(((RunTicket) outcomes.get(0)).runId());
+        assertThat(outcomes).filteredOn(o -> !((RunTicket) o).replayed()).hasSize(1);
+    }
+
+    // ------------------------------------------------------------------ search, export
+
+    @Test
+    void searchFindsTheCallersThreadsAndRefusesQueriesWithoutWords() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("noted")));
+        String lisbon = engine.createThread(ALICE, new NewThread("Lisbon", null, null)).id();
+        send(engine, lisbon, "pastel de nata recipes");
+        String elsewhere = engine.createThread(MALLORY, new NewThread("Lisbon too", null, null)).id();
+        assertThat(engine.searchThreads(ALICE, "nata", 0, 10)).extracting(h -> h.thread().id()).containsExactly(lisbon);
+        assertThat(engine.searchThreads(ALICE, "LISBON", 0, 10)).extracting(h -> h.thread().id()).containsExactly(lisbon);
+        assertThat(engine.searchThreads(MALLORY, "nata", 0, 10)).isEmpty();
+        assertThat(elsewhere).isNotNull();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "  \"\" *** ", 0, 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "x".repeat(501), 0, 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "nata", -1, 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "nata", 0, 0));
+    }
+
+    @Test
+    void anExportHoldsEveryBranchAsJsonAndTheActiveOneAsMarkdown() throws Exception {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("tools")
+                ? Scripts.toolsAndTodos() : Scripts.instant("answer to " + request.userMessage()));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, new NewThread("Trip", null, null)).id();
+        RunTicket first = send(engine, threadId, "tools");
+        RunTicket second = send(engine, threadId, "old question");
+        RunTicket edit = engine.editMessage(ALICE, second.userMessageId(), StartRun.of("new question"));
+        awaitRun(engine, edit.runId(), RunStatus.SUCCEEDED);
+        engine.feedback(ALICE, first.assistantMessageId(), FeedbackRating.UP, "nice");
+
+        ByteArrayOutputStream json = new ByteArrayOutputStream();
+        engine.exportThread(ALICE, threadId, ExportFormat.JSON, json);
+        JsonNode doc = ChatJson.shared().readTree(json.toString(StandardCharsets.UTF_8));
+        assertThat(doc.get("format").asText()).isEqualTo("parley-thread");
+        assertThat(doc.get("version").asInt()).isEqualTo(1);
+        assertThat(doc.get("thread").get("title").asText()).isEqualTo("Trip");
+        List<String> ids = new ArrayList<>();
+        doc.get("messages").forEach(entry -> ids.add(entry.get("message").get("id").asText()));
+        assertThat(ids).as("every branch").contains(second.userMessageId(), second.assistantMessageId(),
+                edit.userMessageId(), edit.assistantMessageId());
+        JsonNode answer = doc.get("messages").get(1);
+        assertThat(answer.get("steps").size()).as("tool calls, results, todos, status").isGreaterThan(2);
+        assertThat(answer.get("feedback").get(0).get("comment").asText()).isEqualTo("nice");
+        List<String> active = new ArrayList<>();
+        doc.get("activeBranch").forEach(id -> active.add(id.asText()));
+        assertThat(active).containsExactly(first.userMessageId(), first.assistantMessageId(), edit.userMessageId(),
+                edit.assistantMessageId());
+
+        ByteArrayOutputStream markdown = new ByteArrayOutputStream();
+        engine.exportThread(ALICE, threadId, ExportFormat.MARKDOWN, markdown);
+        String text = markdown.toString(StandardCharsets.UTF_8);
+        assertThat(text).startsWith("# Trip\n").contains("**You:**\n\nnew question", "answer to new question",
+                "Tool `web_search`").doesNotContain("old question");
+        assertThat(text.indexOf("tools")).isLessThan(text.indexOf("new question"));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.exportThread(MALLORY, threadId, ExportFormat.JSON,
+                new ByteArrayOutputStream()));
+    }
+
+    // ------------------------------------------------------------------ retention, erasure
+
+    @Test
+    void anOldRunsLogIsCompactedAndItsReplaySaysSoAndStillShowsItsMessages() throws Exception {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.manyDeltas(300)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = send(engine, threadId, "long");
+        Run ended = await(() -> store.findRun(ticket.runId()).orElseThrow(), r -> r.status().isTerminal(), "stored");
+        List<Message> stored = storedMessagesOf(ended);
+        Thread.sleep(5);
+
+        assertThat(engine.compactEventLogs(Duration.ofDays(1))).as("too recent").isZero();
+        assertThat(engine.compactEventLogs(Duration.ofMillis(1))).isEqualTo(1);
+        assertThat(engine.compactEventLogs(Duration.ofMillis(1))).as("once").isZero();
+        List<RunEvent> log = store.readEvents(ticket.runId(), 0, 1000);
+        assertThat(log).hasSize(4);
+        assertThat(log.get(2).event()).isInstanceOfSatisfying(AgentStreamEvent.StatusUpdate.class,
+                status -> assertThat(status.text()).contains("compacted"));
+
+        EventCollector replay = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, ticket.runId(), 0))
+                .awaitDone();
+        RunReducer reducer = new RunReducer();
+        replay.events().forEach(reducer::apply);
+        assertThat(reducer.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(reducer.messages()).filteredOn(m -> m.kind() != MessageKind.STATUS).containsExactlyElementsOf(stored);
+    }
+
+    @Test
+    void erasingAnOwnerRemovesEverythingOfTheirsAndNothingOfAnyoneElse() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("long")
+                ? Scripts.streamsUntilCancelled() : Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime);
+        List<String> alices = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            alices.add(threadId);
+            RunTicket done = send(engine, threadId, "hello " + i);
+            engine.feedback(ALICE, done.assistantMessageId(), FeedbackRating.UP, null);
+        }
+        RunTicket streaming = engine.startRun(ALICE, alices.get(0), StartRun.of("long"));
+        await(() -> runtime.isPlaying(streaming.runId()), playing -> playing, "the long run");
+        String mallorys = engine.createThread(MALLORY, NewThread.empty()).id();
+        engine.startRun(MALLORY, mallorys, StartRun.of("mine"));
+
+        assertThat(engine.eraseOwner(ALICE)).isEqualTo(3);
+        assertThat(engine.listThreads(ALICE)).isEmpty();
+        for (String threadId : alices) {
+            assertThat(store.findThread(threadId)).isEmpty();
+            assertThat(store.listTopLevelMessages(threadId, null, 10)).isEmpty();
+            assertThat(store.findThreadRuns(threadId, EnumSet.allOf(RunStatus.class))).isEmpty();
+        }
+        assertThat(store.readEvents(streaming.runId(), 0, 10)).isEmpty();
+        assertThat(engine.listThreads(MALLORY)).extracting(t -> t.id()).containsExactly(mallorys);
+        assertThat(engine.eraseOwner(ALICE)).as("again: nothing left").isZero();
+    }
+}

@@ -1,0 +1,239 @@
+package dev.parley.chat.store.jdbi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.model.AssistantMessage;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.ThinkingMessage;
+import dev.parley.chat.model.ThreadStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.store.SearchQuery;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadSearchHit;
+import dev.parley.chat.store.ThreadTouch;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The search beyond the core contract, on a real database: whatever is typed is searched as its words and
+ * phrases (the matches equal chat-core's in-memory store's on the same data), better matches first, the
+ * index following every write, another owner's threads never shown, snippets short and plain.
+ */
+abstract class SearchBehaviourTest {
+    static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
+    TestDatabase database;
+    JdbiChatStore store;
+    final InMemoryChatStore reference = new InMemoryChatStore();
+
+    abstract TestDatabase createDatabase();
+
+    @BeforeEach
+    void openDatabase() {
+        database = createDatabase();
+        store = database.store().build();
+    }
+
+    @AfterEach
+    void closeDatabase() {
+        store.close();
+        database.close();
+    }
+
+    /** The same writes on the store under test and on the reference. */
+    private void both(Consumer<ChatStore> writes) {
+        writes.accept(store);
+        writes.accept(reference);
+    }
+
+    static ChatThread thread(String id, String owner, String title, int minute) {
+        return new ChatThread(id, owner, title, null, null, null, ThreadStatus.ACTIVE, T0, T0.plusSeconds(60L * minute));
+    }
+
+    static UserMessage said(String id, String threadId, String text) {
+        return new UserMessage(id, threadId, "r-" + id, null, MessageStatus.COMPLETED, T0, text);
+    }
+
+    static AssistantMessage answered(String id, String threadId, String text, MessageStatus status) {
+        return new AssistantMessage(id, threadId, "r-" + id, null, status, T0, text, null, null);
+    }
+
+    private List<String> ids(ChatStore on, String owner, String query) {
+        return on.searchThreads(owner, SearchQuery.of(query), 0, 100).stream().map(hit -> hit.thread().id())
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void anyQueryIsSearchedAsItsWordsAndPhrasesNeverAsSyntax() {
+        both(s -> {
+            s.createThread(thread("lisbon", "alice", "Lisbon trip", 1));
+            s.createThread(thread("porto", "alice", "Porto and not Lisbon", 2));
+            s.createThread(thread("near", "alice", "Near the sea", 3));
+            s.write(StoreBatch.builder()
+                    .message(said("l1", "lisbon", "Which museums in Lisbon open on Mondays? Title: none"))
+                    .message(answered("l2", "lisbon", "The tile museum (Museu do Azulejo) opens Tuesday to Sunday.",
+                            MessageStatus.COMPLETED))
+                    .message(said("p1", "porto", "A weekend in Porto, or a day in Lisbon? src/config.yml says porto"))
+                    .message(said("n1", "near", "NEAR(lisbon porto) is what I typed; Évora & Sintra | Cascais"))
+                    .message(said("n2", "near", "x".repeat(80) + " 'quoted' \"double\" 100% under_score"))
+                    .build());
+        });
+        List<String> odd = List.of("lisbon AND NOT porto", "lisbon OR porto", "NEAR(lisbon porto)", "NEAR(lisbon porto, 2)",
+                "title:lisbon", "search_text:lisbon", "{title search_text}: porto", "^lisbon", "lisbon*", "lis*", "\"lisbon",
+                "lisbon\"", "\"\" lisbon", "-lisbon", "+lisbon", "(lisbon)", "lisbon:*", "lisbon & porto", "lisbon | porto",
+                "!lisbon", "lisbon <-> porto", "lisbon <2> porto", "'lisbon'", "lisbon\\", "porto \\'", "lisbon'); DROP TABLE x;--",
+                "%lis_", "ÉVORA", "évora sintra", "🙂 lisbon", "ลิสบอน", "config", "yml src", "\"day in lisbon\"",
+                "\"in lisbon day\"", "\"tile museum\" opens", "x".repeat(70), "'quoted'", "100%", "under_score", "a",
+                "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", "\"museu do azulejo\" \"tuesday to sunday\"");
+        for (String query : odd) {
+            assertThat(Set.copyOf(ids(store, "alice", query))).as(query)
+                    .isEqualTo(Set.copyOf(ids(reference, "alice", query)));
+        }
+        assertThat(ids(store, "alice", "-lisbon")).as("a minus is no NOT").contains("lisbon", "porto", "near");
+        assertThat(ids(store, "alice", "config")).as("a word inside a path").containsExactly("porto");
+        assertThat(ids(store, "alice", "title:lisbon")).as("no column filter: both words, in one text")
+                .containsExactly("lisbon");
+        assertThat(ids(store, "alice", "\"in lisbon day\"")).isEmpty();
+    }
+
+    @Test
+    void betterMatchesComeFirstAndTiesNewestActivityFirst() {
+        store.createThread(thread("many", "alice", "Sardines", 1));
+        store.createThread(thread("one", "alice", "Dinner", 9));
+        store.createThread(thread("twin-old", "alice", "Twin", 2));
+        store.createThread(thread("twin-new", "alice", "Twin", 3));
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < 3; i++) {
+            batch.message(said("m" + i, "many", "sardines, grilled sardines " + i));
+        }
+        batch.message(said("o1", "one", "We could have sardines, or " + "something else entirely ".repeat(30)));
+        batch.message(said("t1", "twin-old", "anchovies on toast"));
+        batch.message(said("t2", "twin-new", "anchovies on toast"));
+        store.write(batch.build());
+
+        assertThat(ids(store, "alice", "sardines")).containsExactly("many", "one");
+        assertThat(ids(store, "alice", "anchovies")).as("equal scores: newest activity first")
+                .containsExactly("twin-new", "twin-old");
+        store.write(StoreBatch.builder().touch(new ThreadTouch("twin-old", null, T0.plusSeconds(3600), null)).build());
+        assertThat(ids(store, "alice", "anchovies")).containsExactly("twin-old", "twin-new");
+    }
+
+    @Test
+    void theIndexFollowsStreamingAnswersTitlesStepsAndDeletes() {
+        store.createThread(new ChatThread("t", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
+        store.createThread(thread("other", "alice", "Other", 1));
+        store.write(StoreBatch.builder().message(said("u", "t", "what should I cook?"))
+                .message(answered("a", "t", "Looking at tuna", MessageStatus.IN_PROGRESS))
+                .message(new ThinkingMessage("s", "t", "r-a", "a", MessageStatus.COMPLETED, T0, "secret anchovies"))
+                .message(said("o", "other", "tuna salad")).build());
+        assertThat(ids(store, "alice", "tuna")).containsExactlyInAnyOrder("t", "other");
+        assertThat(ids(store, "alice", "anchovies")).as("a step is not searched").isEmpty();
+
+        store.write(StoreBatch.builder().message(answered("a", "t", "Grilled sardines are best", MessageStatus.COMPLETED))
+                .touch(new ThreadTouch("t", null, T0.plusSeconds(5), "Fish ideas")).build());
+        assertThat(ids(store, "alice", "tuna")).as("the answer's old text is gone").containsExactly("other");
+        List<ThreadSearchHit> sardines = store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10);
+        assertThat(sardines).extracting(hit -> hit.messageId()).containsExactly("a");
+        assertThat(sardines.get(0).snippet()).isEqualTo("Grilled sardines are best");
+        List<ThreadSearchHit> fish = store.searchThreads("alice", SearchQuery.of("fish"), 0, 10);
+        assertThat(fish).extracting(hit -> hit.thread().id()).as("the touch's default title").containsExactly("t");
+        assertThat(fish.get(0).messageId()).as("a title hit").isNull();
+        assertThat(fish.get(0).snippet()).isEqualTo("Fish ideas");
+
+        store.write(StoreBatch.builder().touch(new ThreadTouch("t", null, null, "Not taken")).build());
+        assertThat(ids(store, "alice", "taken")).as("a default title never replaces one").isEmpty();
+        store.updateThread(store.findThread("t").orElseThrow().withTitle("Dinner plan"));
+        assertThat(ids(store, "alice", "fish")).isEmpty();
+        assertThat(ids(store, "alice", "dinner plan")).containsExactly("t");
+
+        try (JdbiChatStore reopened = database.store().build()) {
+            assertThat(ids(reopened, "alice", "sardines")).as("after a restart").containsExactly("t");
+        }
+        store.deleteThread("t");
+        assertThat(ids(store, "alice", "sardines")).isEmpty();
+        assertThat(ids(store, "alice", "dinner")).isEmpty();
+        assertThat(ids(store, "alice", "tuna")).containsExactly("other");
+    }
+
+    @Test
+    void anotherOwnersThreadsNeverAppearNorTheirText() {
+        store.createThread(thread("mine", "alice", "Plans", 1));
+        store.createThread(thread("bobs", "bob", "Secret plans", 5));
+        store.createThread(thread("bobs-title", "bob", "Secret", 6));
+        StoreBatch.Builder batch = StoreBatch.builder().message(said("a1", "mine", "my secret is safe"));
+        for (int i = 0; i < 20; i++) {
+            batch.message(said("b" + i, "bobs", "secret secret bobsecret " + i));
+        }
+        store.write(batch.build());
+
+        for (int offset = 0; offset < 3; offset++) {
+            assertThat(store.searchThreads("alice", SearchQuery.of("secret"), offset, 10))
+                    .allSatisfy(hit -> {
+                        assertThat(hit.thread().ownerId()).isEqualTo("alice");
+                        assertThat(hit.snippet()).doesNotContain("bobsecret");
+                    });
+        }
+        assertThat(ids(store, "alice", "secret")).containsExactly("mine");
+        assertThat(ids(store, "alice", "bobsecret")).isEmpty();
+        assertThat(ids(store, "alice", "plans")).as("a title match of another owner").containsExactly("mine");
+        assertThat(ids(store, "bob", "secret")).containsExactlyInAnyOrder("bobs", "bobs-title");
+        assertThat(ids(store, "carol", "secret")).isEmpty();
+    }
+
+    @Test
+    void pagesOfTheRankingFollowEachOther() {
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int t = 0; t < 25; t++) {
+            store.createThread(thread("t" + t, "alice", "Thread " + t, t));
+            for (int m = 0; m <= t % 5; m++) {
+                batch.message(said("m" + t + "-" + m, "t" + t, "olive oil and bread " + m));
+            }
+        }
+        store.write(batch.build());
+        SearchQuery olive = SearchQuery.of("olive");
+        List<String> all = store.searchThreads("alice", olive, 0, 100).stream().map(h -> h.thread().id()).toList();
+        List<String> paged = new ArrayList<>();
+        for (int offset = 0; offset < 30; offset += 10) {
+            store.searchThreads("alice", olive, offset, 10).forEach(hit -> paged.add(hit.thread().id()));
+        }
+        assertThat(all).hasSize(25).doesNotHaveDuplicates();
+        assertThat(paged).isEqualTo(all);
+        assertThat(all.subList(0, 5)).as("five matching messages each, newest first")
+                .containsExactly("t24", "t19", "t14", "t9", "t4");
+        assertThat(store.searchThreads("alice", olive, 0, 0)).isEmpty();
+        assertThat(store.searchThreads("alice", olive, 25, 10)).isEmpty();
+    }
+
+    /**
+     * A NUL separates words, as any character but a letter or digit does: SQLite indexes the whole text
+     * (its string functions would stop at the NUL), PostgreSQL stores it as U+FFFD (its text cannot hold one).
+     */
+    @Test
+    void aNulInATextNeitherFailsTheBatchNorHidesTheWordsAfterIt() {
+        store.createThread(thread("t", "alice", "Nul", 1));
+        store.write(StoreBatch.builder().message(said("u", "t", "ancho\u0000vies and olives")).build());
+        assertThat(ids(store, "alice", "olives")).containsExactly("t");
+        assertThat(ids(store, "alice", "vies")).containsExactly("t");
+    }
+
+    @Test
+    void aSnippetIsShortPlainTextAroundTheMatchOfTheBestText() {
+        store.createThread(thread("long", "alice", "Haystack", 1));
+        String haystack = "hay ".repeat(1500) + "the needle <b>is</b> here " + "straw ".repeat(1500);
+        store.write(StoreBatch.builder().message(said("h", "long", haystack))
+                .message(said("h2", "long", "needle")).build());
+        ThreadSearchHit hit = store.searchThreads("alice", SearchQuery.of("needle here"), 0, 10).get(0);
+        assertThat(hit.messageId()).isEqualTo("h");
+        assertThat(hit.snippet()).contains("needle").hasSizeLessThanOrEqualTo(200);
+        assertThat(store.searchThreads("alice", SearchQuery.of("haystack"), 0, 10).get(0).snippet()).isEqualTo("Haystack");
+    }
+}

@@ -1,0 +1,153 @@
+"""The Bridge without HTTP: starting runs, finding them, keeping finished ones, routing host tool calls."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from .config import BridgeConfig
+from .errors import BridgeError, conflict, invalid, run_not_found
+from .frames import FrameLog
+from .hermes import HOST_TOOLSET, HermesApi
+from .redact import Secrets
+from .runs import Run
+from .sessions import Session, SessionPool
+from .turn import Turn, TurnSpec
+
+log = logging.getLogger("parley_bridge.core")
+
+CAPABILITIES = ["clarify", "cancel", "resume-stream", "host-tools", "approvals", "history"]
+
+
+class HostTools:
+    """Host tools as Hermes tools: registered (process-wide, once per name and schema) before an agent is
+    built; a call goes to the turn whose task it is, and only if that run declared the tool."""
+
+    def __init__(self, core: BridgeCore) -> None:
+        self._core = core
+        self._lock = threading.Lock()
+        self._registered: dict[str, str] = {}
+
+    def register(self, tools: list[dict[str, Any]]) -> None:
+        with self._lock:
+            for tool in tools:
+                schema = json.dumps(tool, sort_keys=True)
+                if self._registered.get(tool["name"]) == schema:
+                    continue
+                self._core.hermes.register_host_tool(tool["name"], tool.get("description") or "",
+                                                     tool.get("parameters") or {"type": "object", "properties": {}},
+                                                     self._handler(tool["name"]))
+                self._registered[tool["name"]] = schema
+
+    def check(self, tools: list[dict[str, Any]]) -> None:
+        """400 for a host tool named like one of Hermes' own tools."""
+        for tool in tools:
+            owner = self._core.hermes.toolset_of(tool["name"])
+            if owner is not None and owner != HOST_TOOLSET:
+                raise invalid(f"host tool {tool['name']} has the name of a Hermes tool (toolset {owner})")
+
+    def _handler(self, name: str) -> Any:
+        def handler(args: Any = None, **kw: Any) -> str:
+            turn = self._core.turn_for(kw.get("task_id"))
+            if turn is None or name not in turn.run.host_tools:
+                return json.dumps({"error": f"the tool {name} is not available in this conversation"})
+            return turn.call_host_tool(name, args)
+        handler.__name__ = f"parley_host_{name}"
+        return handler
+
+
+class BridgeCore:
+    """Runs by id, sessions by id, and the rules of ``POST /run``. Thread-safe."""
+
+    def __init__(self, config: BridgeConfig, hermes: HermesApi, secrets: Secrets) -> None:
+        self.config = config
+        self.hermes = hermes
+        self.secrets = secrets
+        self.host_tools = HostTools(self)
+        self.pool = SessionPool(config.max_sessions, config.work_root, self._evicted)
+        self._lock = threading.Lock()
+        self._runs: dict[str, Run] = {}
+        self._active: dict[str, Turn] = {}
+        self._finished: OrderedDict[str, Run] = OrderedDict()
+
+    # ------------------------------------------------------------------ runs
+
+    def start(self, spec: TurnSpec) -> Run:
+        """Claims the session, writes ``run_started`` (seq 1) and starts the turn's thread.
+
+        Raises 409 RUN_ID_CONFLICT / SESSION_BUSY, 410 SESSION_NOT_FOUND, 400 for a host tool clash.
+        """
+        self.secrets.add(spec.model.get("apiKey"))
+        self.host_tools.check(spec.host_tools)
+        wants_history = "history" in spec.capabilities
+        with self._lock:
+            if spec.run_id in self._runs:
+                raise conflict("RUN_ID_CONFLICT", "a run with this id exists already")
+            known = spec.session_id is not None and self.pool.knows(spec.session_id)
+            if spec.session_id is not None and not known and spec.history is None and (
+                    wants_history or self.config.strict_sessions):
+                raise BridgeError(410, "SESSION_NOT_FOUND",
+                                  "this Bridge does not hold the session (it restarted or evicted it); send the "
+                                  "request again with sessionId null" + (" and the conversation as history"
+                                                                         if wants_history else ""))
+            frames = FrameLog(spec.run_id, self.config.max_run_frames, self.config.max_run_bytes)
+            run = Run(spec.run_id, spec.thread_id, frames, self.secrets, "approvals" in spec.capabilities,
+                      frozenset(t["name"] for t in spec.host_tools))
+            turn = Turn(self, run, spec)
+            scope = "thread:" + spec.thread_id if spec.thread_id else None
+            session, resumed = self.pool.claim(spec.session_id, scope, spec.run_id, turn, create=True)
+            if resumed:
+                spec.history = None  # the session's own messages are the conversation
+            elif session.messages is None and spec.history is not None:
+                log.info("Run %s: building session %s from %d history entries", spec.run_id, session.id,
+                         len(spec.history))
+            self._runs[spec.run_id] = run
+            self._active[spec.run_id] = turn
+        started = {"sessionId": spec.session_id, "hermesSessionId": session.id, "resumedSession": resumed}
+        if not resumed and spec.history:
+            started["historyEntries"] = len(spec.history)
+        run.emit("run_started", **started)
+        log.info("Run %s started in session %s (%s)", spec.run_id, session.id, "resumed" if resumed else "new")
+        turn.start(session)
+        return run
+
+    def run(self, run_id: str) -> Run:
+        """The run (active or kept); 404 RUN_NOT_FOUND otherwise."""
+        with self._lock:
+            run = self._runs.get(run_id)
+        if run is None:
+            raise run_not_found(run_id)
+        return run
+
+    def turn_for(self, run_id: Any) -> Turn | None:
+        if isinstance(run_id, str):
+            with self._lock:
+                turn = self._active.get(run_id)
+            if turn is not None:
+                return turn
+        current = threading.current_thread()
+        with self._lock:
+            return next((t for t in self._active.values() if t.thread is current), None)
+
+    def active_runs(self) -> int:
+        with self._lock:
+            return len(self._active)
+
+    def turn_ended(self, turn: Turn) -> None:
+        """The turn's thread is done: frees the session; keeps the run for re-attaching, within bounds."""
+        if turn.session is not None:
+            self.pool.release(turn.session, turn)
+        with self._lock:
+            self._active.pop(turn.run.run_id, None)
+            self._finished[turn.run.run_id] = turn.run
+            while len(self._finished) > self.config.retained_runs:
+                gone, _ = self._finished.popitem(last=False)
+                self._runs.pop(gone, None)
+
+    def _evicted(self, session: Session) -> None:
+        if session.agent is not None:
+            self.hermes.close_agent(session.agent)
+            session.agent = None

@@ -1,0 +1,299 @@
+"""HTTP: the routes of the Hermes Bridge protocol v1 over ``http.server.ThreadingHTTPServer``."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from . import PROTOCOL
+from . import history as history_mod
+from .core import CAPABILITIES, BridgeCore
+from .errors import BridgeError, invalid
+from .frames import FramesGone
+from .runs import Run
+from .turn import TurnSpec
+
+log = logging.getLogger("parley_bridge.http")
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ROUTES = {  # (path pattern, method)
+    "health": (re.compile(r"^/health$"), "GET"),
+    "run": (re.compile(r"^/run$"), "POST"),
+    "status": (re.compile(r"^/runs/([^/]+)$"), "GET"),
+    "events": (re.compile(r"^/runs/([^/]+)/events$"), "GET"),
+    "clarify": (re.compile(r"^/runs/([^/]+)/clarify$"), "POST"),
+    "cancel": (re.compile(r"^/runs/([^/]+)/cancel$"), "POST"),
+    "tool_result": (re.compile(r"^/runs/([^/]+)/tool-result$"), "POST"),
+    "approval": (re.compile(r"^/runs/([^/]+)/approval$"), "POST"),
+    "expire": (re.compile(r"^/runs/([^/]+)/approval/expire$"), "POST"),
+}
+
+
+class BridgeServer(ThreadingHTTPServer):
+    """The HTTP server; one thread per connection, daemon threads (a stream may last days)."""
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, core: BridgeCore) -> None:
+        self.core = core
+        super().__init__((core.config.host, core.config.port), Handler)
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: BridgeServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def do_PUT(self) -> None:
+        self._dispatch("PUT")
+
+    def do_DELETE(self) -> None:
+        self._dispatch("DELETE")
+
+    def do_PATCH(self) -> None:
+        self._dispatch("PATCH")
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, method: str) -> None:
+        core = self.server.core
+        url = urlsplit(self.path)
+        try:
+            body = self._read_body()
+            for name, (pattern, allowed) in _ROUTES.items():
+                match = pattern.match(url.path)
+                if match is None:
+                    continue
+                if method != allowed:
+                    raise BridgeError(405, "METHOD_NOT_ALLOWED", f"use {allowed} for this route")
+                if name != "health":
+                    self._authorize()
+                run_id = unquote(match.group(1)) if match.groups() else None
+                getattr(self, "_" + name)(core, body, run_id, parse_qs(url.query))
+                return
+            raise BridgeError(404, "NOT_FOUND", "no such route: " + url.path[:200])
+        except BridgeError as error:
+            self._json(error.status, error.body(), allow=None if error.status != 405 else "GET, POST")
+        except (BrokenPipeError, ConnectionResetError):
+            log.debug("The client left")
+        except Exception:
+            log.exception("%s %s failed", method, url.path[:200])
+            self._json(500, BridgeError(500, "INTERNAL", "the Bridge failed; see its log").body())
+
+    def _read_body(self) -> bytes:
+        length = self.headers.get("Content-Length")
+        if not length:
+            return b""
+        try:
+            size = int(length)
+        except ValueError:
+            self.close_connection = True
+            raise invalid("Content-Length is not a number")
+        if size > self.server.core.config.max_body_bytes:
+            self.close_connection = True
+            raise BridgeError(413, "INVALID_REQUEST", f"the body is over {self.server.core.config.max_body_bytes} bytes")
+        return self.rfile.read(size)
+
+    def _authorize(self) -> None:
+        token = self.server.core.config.token
+        if token is None:
+            return
+        given = self.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode("utf-8"), ("Bearer " + token).encode("utf-8")):
+            raise BridgeError(401, "UNAUTHORIZED", "a missing or wrong bearer token")
+
+    def _json(self, status: int, payload: dict[str, Any], allow: str | None = None) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        if allow:
+            self.send_header("Allow", allow)
+        self.end_headers()
+        self.wfile.write(data)
+
+    @staticmethod
+    def _object(body: bytes) -> dict[str, Any]:
+        try:
+            value = json.loads(body.decode("utf-8")) if body else None
+        except (UnicodeDecodeError, ValueError):
+            raise invalid("the body is not JSON") from None
+        if not isinstance(value, dict):
+            raise invalid("the body must be a JSON object")
+        return value
+
+    # ------------------------------------------------------------------ routes
+
+    def _health(self, core: BridgeCore, body: bytes, run_id: str | None, query: dict) -> None:
+        self._json(200, {"status": "ok", "protocol": PROTOCOL, "capabilities": CAPABILITIES,
+                         "activeRuns": core.active_runs()})
+
+    def _run(self, core: BridgeCore, body: bytes, run_id: str | None, query: dict) -> None:
+        run = core.start(parse_run_request(self._object(body)))
+        self._stream(run, 0)
+
+    def _status(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        self._json(200, core.run(run_id).snapshot())
+
+    def _events(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        given = query["after"][-1] if "after" in query else self.headers.get("Last-Event-ID")
+        after = 0
+        if given is not None:
+            try:
+                after = int(given.strip())
+            except ValueError:
+                after = -1
+            if after < 0:
+                raise invalid("after must be a non-negative integer")
+        try:
+            run.frames.read(after, 0)
+        except FramesGone as gone:
+            raise BridgeError(404, "RUN_NOT_FOUND", str(gone)) from None
+        self._stream(run, after)
+
+    def _clarify(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        request = self._object(body)
+        clarify_id, answer = request.get("clarifyId"), request.get("answer")
+        if not isinstance(clarify_id, str) or not clarify_id:
+            raise invalid("clarifyId must be a non-blank string")
+        if isinstance(answer, str):
+            answer = [answer]
+        if not isinstance(answer, list) or not all(isinstance(a, str) for a in answer):
+            raise invalid("answer must be a string or a list of strings")
+        self._json(200, {"accepted": True, "replayed": run.answer_clarify(clarify_id, answer)})
+
+    def _cancel(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        ended = run.cancel()
+        if ended is not None:
+            self._json(200, {"status": ended})
+        else:
+            log.info("Run %s: cancel requested", run_id)
+            self._json(202, {"status": "cancelling"})
+
+    def _tool_result(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        request = self._object(body)
+        call_id, result, is_error = request.get("toolCallId"), request.get("result"), request.get("isError", False)
+        if not isinstance(call_id, str) or not call_id:
+            raise invalid("toolCallId must be a non-blank string")
+        if not isinstance(result, str):
+            raise invalid("result must be a string")
+        if not isinstance(is_error, bool):
+            raise invalid("isError must be a boolean")
+        self._json(200, {"accepted": True, "replayed": run.submit_tool_result(call_id, result, is_error)})
+
+    def _approval(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        request = self._object(body)
+        approval_id, decision = request.get("approvalId"), request.get("decision")
+        if not isinstance(approval_id, str) or not approval_id or not isinstance(decision, str):
+            raise invalid("approvalId and decision must be strings")
+        replayed = run.decide_approval(approval_id, decision)
+        log.info("Run %s: approval %s decided %s", run_id, approval_id[:100], decision)
+        self._json(200, {"accepted": True, "replayed": replayed})
+
+    def _expire(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
+        run = core.run(run_id)
+        approval_id = self._object(body).get("approvalId")
+        if not isinstance(approval_id, str) or not approval_id:
+            raise invalid("approvalId must be a non-blank string")
+        self._json(200, {"accepted": True, "replayed": run.expire_approval(approval_id)})
+
+    # ------------------------------------------------------------------ streams
+
+    def _stream(self, run: Run, after: int) -> None:
+        """Frames after ``after``, then live ones and heartbeats, until ``done``. Leaving does not cancel."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("X-Accel-Buffering", "no")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        heartbeat = self.server.core.config.heartbeat
+        try:
+            while True:
+                try:
+                    frames, closed = run.frames.read(after, heartbeat)
+                except FramesGone:
+                    log.warning("Run %s: a stream fell behind the frame buffer; closing it", run.run_id)
+                    return
+                if frames:
+                    self.wfile.write(b"".join(frames))
+                    after += len(frames)
+                elif closed:
+                    return
+                else:
+                    self.wfile.write(b": ping\n\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            log.debug("Run %s: a stream's client left after seq %d (the run goes on)", run.run_id, after)
+
+
+def parse_run_request(body: dict[str, Any]) -> TurnSpec:
+    """``POST /run``'s body, checked field by field; 400 INVALID_REQUEST names the first bad one."""
+    run_id, message, session = body.get("runId"), body.get("userMessage"), body.get("sessionId")
+    if not isinstance(run_id, str) or not run_id.strip() or len(run_id) > 200:
+        raise invalid("runId must be a non-blank string of at most 200 characters")
+    if not isinstance(message, str) or not message.strip():
+        raise invalid("userMessage must be a non-blank string")
+    if session is not None and (not isinstance(session, str) or not session.strip()):
+        raise invalid("sessionId must be a non-blank string or null")
+    for name in ("threadId", "systemPrompt"):
+        if body.get(name) is not None and not isinstance(body.get(name), str):
+            raise invalid(f"{name} must be a string or null")
+    iterations = body.get("maxIterations")
+    if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
+        raise invalid("maxIterations must be a positive integer")
+    model = body.get("modelConfig") or {}
+    if not isinstance(model, dict):
+        raise invalid("modelConfig must be an object")
+    for key, value in model.items():
+        if isinstance(value, bool) or (value is not None and not isinstance(value, (str, int))):
+            raise invalid(f"modelConfig.{key} must be a string, a number or null")
+    tools = body.get("hostTools") or []
+    if not isinstance(tools, list):
+        raise invalid("hostTools must be a list")
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not _TOOL_NAME.match(tool["name"]):
+            raise invalid(f"hostTools[{index}].name must be 1-64 letters, digits, '_' or '-'")
+        if tool.get("parameters") is not None and not isinstance(tool.get("parameters"), dict):
+            raise invalid(f"hostTools[{index}].parameters must be a JSON Schema object")
+        if tool.get("description") is not None and not isinstance(tool.get("description"), str):
+            raise invalid(f"hostTools[{index}].description must be a string")
+    capabilities = body.get("clientCapabilities") or []
+    if not isinstance(capabilities, list) or not all(isinstance(c, str) for c in capabilities):
+        raise invalid("clientCapabilities must be a list of strings")
+    context = body.get("context")
+    if context is not None and not isinstance(context, dict):
+        raise invalid("context must be an object")
+    history = body.get("history")
+    if history is not None:
+        history = history_mod.validate(history)
+    return TurnSpec(run_id=run_id, thread_id=body.get("threadId") or None, session_id=session,
+                    user_message=message, system_prompt=body.get("systemPrompt"), max_iterations=iterations,
+                    model={k: v for k, v in model.items() if v is not None},
+                    host_tools=[{"name": t["name"], "description": t.get("description") or "",
+                                 "parameters": t.get("parameters") or {"type": "object", "properties": {}}}
+                                for t in tools],
+                    capabilities=frozenset(capabilities), context=context or None, history=history)
