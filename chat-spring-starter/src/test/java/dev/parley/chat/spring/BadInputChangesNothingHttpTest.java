@@ -121,12 +121,12 @@ class BadInputChangesNothingHttpTest {
                     "{\"title\":\"kept\",\"modelId\":\"small\",\"skill\":\"support\"}").json().get("id").asText();
             String run = http.startRun(ALICE, session, "hello").get("runId").asText();
             http.awaitState(ALICE, run, "SUCCEEDED");
-            String waitingSession = http.newSession(ALICE);
-            String waitingRun = http.startRun(ALICE, waitingSession, "clarify please").get("runId").asText();
-            String input = awaitInput(http, waitingRun);
             String bobSession = http.newSession(BOB);
             String bobRun = http.startRun(BOB, bobSession, "hello").get("runId").asText();
             http.awaitState(BOB, bobRun, "SUCCEEDED");
+            String waitingSession = http.newSession(ALICE);
+            String waitingRun = http.startRun(ALICE, waitingSession, "clarify please").get("runId").asText();
+            String input = awaitInput(http, waitingRun);
             JsonNode items = http.get(ALICE, BASE + "/sessions/" + session).json().get("messages");
             return new World(session, idOf(items, "user"), idOf(items, "assistant"), run, waitingSession, waitingRun,
                     input, bobSession, idOf(http.get(BOB, BASE + "/sessions/" + bobSession).json().get("messages"),
@@ -240,6 +240,8 @@ class BadInputChangesNothingHttpTest {
         resume.bad(ALICE, json, "{\"clarifyId\":\"" + w.input() + "\"}", 400);
         resume.bad(BOB, json, "{\"clarifyId\":\"" + w.input() + "\",\"answer\":\"Paris\"}", 404);
         resume.common();
+        // the waiting run's script gives up after 30 s without an answer: the cases aimed at it go first
+        cases.sort(Comparator.comparing(c -> !(c.path().contains(w.waitingRun()) || c.path().contains(w.waitingSession()))));
         return cases;
     }
 
