@@ -43,7 +43,8 @@ class LoadChaosTest {
     private static final int SUBSCRIBERS_PER_RUN = 2;
 
     /** Thread names (digits as {@code #}) of the pools that grow with concurrent requests; see {@link #fixedThreads}. */
-    private static final Pattern ELASTIC_POOLS = Pattern.compile("http-nio-.*-exec-#|HttpClient-#-Worker-#|pool-#-thread-#");
+    private static final Pattern ELASTIC_POOLS = Pattern.compile(
+            "http-nio-.*-exec-#|HttpClient-#-Worker-#|pool-#-thread-#|playing-runtime");
 
     /** What one subscriber got: its seqs in order, its latencies in microseconds, its reconnects. */
     private record Read(long[] seqs, long[] latencies, int reconnects) {
@@ -229,8 +230,9 @@ class LoadChaosTest {
 
     /**
      * The threads outside the pools that grow with the peak of concurrent requests and shrink only after a
-     * minute idle (Tomcat's request threads, the JDK HTTP client's workers, this test's readers): a round
-     * more crowded than the one before grows those, so only the others must stay flat.
+     * minute idle (Tomcat's request threads, the JDK HTTP client's workers, this test's readers and its
+     * runtime's run threads): a round more crowded than the one before grows those, so only the others (the
+     * engine's, the store's, the SSE timer) must stay flat.
      */
     private static int fixedThreads(Map<String, Integer> kinds) {
         return kinds.entrySet().stream().filter(kind -> !ELASTIC_POOLS.matcher(kind.getKey()).matches())
