@@ -378,6 +378,12 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         return config.skillResolver().skills();
     }
 
+    /** True: the skill resolver lists every skill it takes, so the engine refuses others before storing. */
+    @Override
+    public boolean offersOnlyListedSkills() {
+        return true;
+    }
+
     /**
      * Closes every open connection without ending the streams or cancelling the runs (they go on in the
      * runtime, and a restarted host re-attaches to those waiting for an answer), stops the worker threads

@@ -638,21 +638,18 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * Refuses a model or skill the runtime does not offer, when the runtime lists what it offers (a runtime
-     * that lists none takes any name and fails the run itself if it does not know it).
+     * Refuses a model or skill the runtime does not offer, when the runtime says its list is complete
+     * ({@link RuntimeAdapter#offersOnlyListedModels()}, {@link RuntimeAdapter#offersOnlyListedSkills()}); a
+     * runtime that cannot list takes any name and fails the run itself if it does not know it.
      */
     private void checkOffered(@Nullable String modelId, @Nullable String skill) {
-        if (modelId != null) {
-            List<ModelOption> models = runtime.models();
-            if (!models.isEmpty() && models.stream().noneMatch(m -> m.id().equals(modelId))) {
-                throw ChatException.invalidInput("the runtime offers no model '" + modelId + "'");
-            }
+        if (modelId != null && runtime.offersOnlyListedModels()
+                && runtime.models().stream().noneMatch(m -> m.id().equals(modelId))) {
+            throw ChatException.invalidInput("the runtime offers no model '" + modelId + "'");
         }
-        if (skill != null) {
-            List<SkillOption> skills = runtime.skills();
-            if (!skills.isEmpty() && skills.stream().noneMatch(k -> k.id().equals(skill))) {
-                throw ChatException.invalidInput("the runtime offers no skill '" + skill + "'");
-            }
+        if (skill != null && runtime.offersOnlyListedSkills()
+                && runtime.skills().stream().noneMatch(k -> k.id().equals(skill))) {
+            throw ChatException.invalidInput("the runtime offers no skill '" + skill + "'");
         }
     }
 

@@ -15,6 +15,12 @@ import java.util.Objects;
  *     its cursor (default 10 000)
  * @param eventFlushInterval how often the batch writer stores new events (default 20 ms)
  * @param eventFlushBatchSize a flush starts early once this many events wait (default 512)
+ * @param maxBatchEvents the most events one store transaction of the batch writer holds (default 4 096): a
+ *     store that fell behind catches up in transactions of this size, and a flush that must finish before
+ *     an answer or a run's end waits for its own run's transactions only
+ * @param maxBatchBytes the most bytes one store transaction of the batch writer holds (default 4 MiB),
+ *     estimated from the events' and messages' text; a single event or message larger than this goes in a
+ *     transaction of its own
  * @param messageFlushInterval how often a running run's messages are stored (default 1 s); events are
  *     the exact record, messages are also stored at every clarify and at the end of the run
  * @param maxPendingEvents a run's stream is held back while this many events wait for the store
@@ -38,6 +44,8 @@ public record EngineLimits(
         int subscriberLagLimit,
         Duration eventFlushInterval,
         int eventFlushBatchSize,
+        int maxBatchEvents,
+        int maxBatchBytes,
         Duration messageFlushInterval,
         int maxPendingEvents,
         Duration cancelGracePeriod,
@@ -53,6 +61,8 @@ public record EngineLimits(
         positive(titleLength, "titleLength");
         positive(subscriberLagLimit, "subscriberLagLimit");
         positive(eventFlushBatchSize, "eventFlushBatchSize");
+        positive(maxBatchEvents, "maxBatchEvents");
+        positive(maxBatchBytes, "maxBatchBytes");
         positive(maxPendingEvents, "maxPendingEvents");
         positive(replayPageSize, "replayPageSize");
         positive(eventFlushInterval, "eventFlushInterval");
@@ -67,58 +77,69 @@ public record EngineLimits(
     }
 
     public static EngineLimits defaults() {
-        return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, Duration.ofSeconds(1),
-                100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10), 200, 400_000);
+        return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, 4_096, 4 << 20,
+                Duration.ofSeconds(1), 100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10), 200, 400_000);
     }
 
     public EngineLimits withMaxMessageLength(int value) {
         return new EngineLimits(value, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withSubscriberLagLimit(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, value,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withEventFlush(Duration interval, int batchSize) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                interval, batchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                interval, batchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+    }
+
+    /** The caps of one store transaction of the batch writer: events, and estimated bytes. */
+    public EngineLimits withBatchCaps(int events, int bytes) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, events, bytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withMessageFlushInterval(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, value, maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, value,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withMaxPendingEvents(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, value, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                value, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withCancelGracePeriod(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, value, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, value, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withPageSizes(int defaultSize, int maxSize) {
         return new EngineLimits(maxMessageLength, maxSize, defaultSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
     }
 
     public EngineLimits withClientToolTimeout(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize, value, historyMessages, historyCharacters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, value, historyMessages, historyCharacters);
     }
 
     public EngineLimits withHistory(int messages, int characters) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
-                eventFlushInterval, eventFlushBatchSize, messageFlushInterval, maxPendingEvents, cancelGracePeriod,
-                replayPageSize, clientToolTimeout, messages, characters);
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, messages, characters);
     }
 
     private static void positive(int value, String name) {

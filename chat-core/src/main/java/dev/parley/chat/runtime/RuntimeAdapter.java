@@ -119,4 +119,23 @@ public interface RuntimeAdapter {
     default List<SkillOption> skills() {
         return List.of();
     }
+
+    /**
+     * Whether {@link #models()} is every model this runtime takes, even when it is empty: the engine then
+     * refuses any other model id with INVALID_INPUT before it stores anything. The default is true when the
+     * list is not empty; a runtime that lists no models takes any id and fails the run itself if it does
+     * not know it.
+     */
+    default boolean offersOnlyListedModels() {
+        return !models().isEmpty();
+    }
+
+    /**
+     * Whether {@link #skills()} is every skill this runtime takes, even when it is empty (a runtime with no
+     * skills configured then refuses every skill before anything is stored). The default is true when the
+     * list is not empty, as for {@link #offersOnlyListedModels()}.
+     */
+    default boolean offersOnlyListedSkills() {
+        return !skills().isEmpty();
+    }
 }

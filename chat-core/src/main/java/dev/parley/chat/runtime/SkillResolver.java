@@ -19,7 +19,10 @@ public interface SkillResolver {
      */
     String systemPrompt(String skill);
 
-    /** The skills a person may choose from, sorted by id. */
+    /**
+     * The skills a person may choose from, sorted by id: every skill {@link #systemPrompt} takes. The engine
+     * refuses a run or thread naming any other skill with INVALID_INPUT before it stores anything.
+     */
     List<SkillOption> skills();
 
     /**

@@ -722,4 +722,20 @@ class ChatEngineTest extends EngineTestSupport {
         assertThat(open.startRun(ALICE, anything, StartRun.of("hi")).status())
                 .as("a runtime that lists nothing takes any name").isEqualTo(RunStatus.RUNNING);
     }
+
+    @Test
+    void aRuntimeThatOffersNoSkillsRefusesEverySkillBeforeAnythingIsStored() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")).offering(List.of(), List.of()));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, threadId,
+                new StartRun("hi", null, "../../etc/passwd", null, Map.of())));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, threadId,
+                new StartRun("hi", "nope", null, null, Map.of())));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.createThread(ALICE, new NewThread(null, null, "travel")));
+        assertThat(store.listTopLevelMessages(threadId, null, 10)).as("nothing stored").isEmpty();
+        assertThat(store.findThreadRuns(threadId, EnumSet.allOf(RunStatus.class))).isEmpty();
+        assertThat(engine.listThreads(ALICE)).hasSize(1);
+        RunTicket ok = engine.startRun(ALICE, threadId, StartRun.of("hi"));
+        awaitRun(engine, ok.runId(), RunStatus.SUCCEEDED);
+    }
 }

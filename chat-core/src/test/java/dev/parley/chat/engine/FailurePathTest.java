@@ -26,6 +26,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -149,6 +150,41 @@ class FailurePathTest extends EngineTestSupport {
 
         awaitRun(engine, startWhenFree(engine, poisonedThread, "after").runId(), RunStatus.SUCCEEDED);
         awaitRun(engine, startWhenFree(engine, healthyThread, "after").runId(), RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void rowsRefusedJustBeforeTheStoreCameBackAreWrittenNotLeftOut() throws Exception {
+        AtomicBoolean down = new AtomicBoolean();
+        CountDownLatch back = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("reserveSeq") && (long) args[1] == 0 && down.compareAndSet(true, false)) {
+                back.countDown();
+            }
+            if (down.get() && (method.equals("write") || method.equals("reserveSeq"))) {
+                throw injected("the database is unreachable");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            go.await();
+            p.text("kept ");
+            p.text("whole");
+            back.await();
+            p.finish();
+        }));
+        RunTicket ticket = engine.startRun(ALICE, engine.createThread(ALICE, NewThread.empty()).id(), StartRun.of("go"));
+        down.set(true);
+        go.countDown();
+
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        await(() -> memory.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.SUCCEEDED,
+                "the run stored as it ended");
+        List<RunEvent> stored = eventsOf(memory, ticket.runId());
+        assertThat(stored).filteredOn(e -> e.event() instanceof AgentStreamEvent.StatusUpdate).as("rows left out").isEmpty();
+        assertThat(stored).filteredOn(e -> e.event() instanceof AgentStreamEvent.TextDelta).hasSize(2);
+        assertThat(((AssistantMessage) memory.findMessage(ticket.assistantMessageId()).orElseThrow())
+                .text()).isEqualTo("kept whole");
     }
 
     // ------------------------------------------------------------------ review defect 5

@@ -90,6 +90,21 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     @Test
+    void aStepWhoseEventsWereStoredButWhoseMessageWasNotIsStoredWhenTheRunIsRecovered() {
+        Run run = leftBehind("r9", RunStatus.RUNNING, 3, 4096);
+        store.write(StoreBatch.builder().event(new RunEvent(run.id(), 4, T0.toEpochMilli() + 4,
+                new AgentStreamEvent.StatusUpdate("r9:status:4", "lifecycle", "Thinking"))).build());
+        assertThat(store.findMessage("r9:status:4")).as("the process died before its message flush").isEmpty();
+
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("next")));
+
+        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        EventCollector all = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 0)).awaitDone();
+        assertThat(storedMessagesOf(store.findRun(run.id()).orElseThrow())).isEqualTo(all.reduced().messages());
+        assertThat(store.findMessage("r9:status:4")).isPresent();
+    }
+
+    @Test
     void aRunThatDiedBeforeItsFirstEventIsInterruptedToo() {
         Run run = leftBehind("r2", RunStatus.RUNNING, 0, 0);
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x")));

@@ -166,6 +166,7 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private volatile boolean expiring;
     private volatile List<ModelOption> models = List.of();
     private volatile List<SkillOption> skills = List.of();
+    private volatile boolean listsAll;
     private final Map<String, Flow.Subscriber<?>> streams = new ConcurrentHashMap<>();
 
     private ScriptedRuntime(Function<RunRequest, Script> scripts, Set<Capability> capabilities) {
@@ -286,11 +287,15 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         return copy;
     }
 
-    /** The same scripts, offering exactly these models and skills. */
+    /**
+     * The same scripts, offering exactly these models and skills and no others (empty lists offer none);
+     * without this call the runtime lists none and takes any name.
+     */
     public ScriptedRuntime offering(List<ModelOption> offeredModels, List<SkillOption> offeredSkills) {
         ScriptedRuntime copy = new ScriptedRuntime(scripts, capabilities);
         copy.models = List.copyOf(offeredModels);
         copy.skills = List.copyOf(offeredSkills);
+        copy.listsAll = true;
         return copy;
     }
 
@@ -302,6 +307,16 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     @Override
     public List<SkillOption> skills() {
         return skills;
+    }
+
+    @Override
+    public boolean offersOnlyListedModels() {
+        return listsAll;
+    }
+
+    @Override
+    public boolean offersOnlyListedSkills() {
+        return listsAll;
     }
 
     /** The approval decisions the engine delivered, in order. */

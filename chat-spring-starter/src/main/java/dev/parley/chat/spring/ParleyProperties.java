@@ -252,6 +252,10 @@ public class ParleyProperties {
         private Duration eventFlushInterval = Duration.ofMillis(20);
         /** A flush starts early once this many events wait. */
         private int eventFlushBatchSize = 512;
+        /** The most events one store transaction holds (a store that fell behind catches up in such steps). */
+        private int maxBatchEvents = EngineLimits.defaults().maxBatchEvents();
+        /** The most bytes one store transaction holds, estimated from the events' and messages' text. */
+        private DataSize maxBatchBytes = DataSize.ofBytes(EngineLimits.defaults().maxBatchBytes());
         /** How often a running run's messages are stored (events are stored every flush). */
         private Duration messageFlushInterval = Duration.ofSeconds(1);
         /** How long a runtime may take to confirm a cancel before the engine ends the run itself. */
@@ -304,6 +308,22 @@ public class ParleyProperties {
             this.eventFlushBatchSize = eventFlushBatchSize;
         }
 
+        public int getMaxBatchEvents() {
+            return maxBatchEvents;
+        }
+
+        public void setMaxBatchEvents(int maxBatchEvents) {
+            this.maxBatchEvents = maxBatchEvents;
+        }
+
+        public DataSize getMaxBatchBytes() {
+            return maxBatchBytes;
+        }
+
+        public void setMaxBatchBytes(DataSize maxBatchBytes) {
+            this.maxBatchBytes = maxBatchBytes;
+        }
+
         public Duration getMessageFlushInterval() {
             return messageFlushInterval;
         }
@@ -341,8 +361,9 @@ public class ParleyProperties {
             EngineLimits defaults = EngineLimits.defaults();
             return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
-                    messageFlushInterval, defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(),
-                    clientToolTimeout, defaults.historyMessages(), defaults.historyCharacters());
+                    maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval,
+                    defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(), clientToolTimeout,
+                    defaults.historyMessages(), defaults.historyCharacters());
         }
     }
 

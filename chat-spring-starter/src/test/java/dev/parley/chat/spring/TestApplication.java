@@ -6,7 +6,9 @@ import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.runtime.ToolResult;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
@@ -23,13 +25,17 @@ import org.springframework.context.annotation.Bean;
  * A host application for the starter's HTTP tests: a scripted runtime that plays by keyword, and host
  * actions that ask for approval and record what they ran with: {@code refund_order} (its arguments
  * editable) and {@code quick_refund} (its approval expires at once). With {@code test.runtime.tools=false}
- * the runtime cannot call tools.
+ * the runtime cannot call tools; with {@code test.runtime.offering=true} it offers one model and one skill
+ * and takes no others.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 public class TestApplication {
     /** The arguments the refunds ran with, in order (one list per JVM: tests look for their own order ids). */
     static final List<String> REFUNDS = new CopyOnWriteArrayList<>();
+    /** With {@code test.runtime.offering=true} the runtime offers exactly this model and this skill. */
+    static final String OFFERED_MODEL = "small";
+    static final String OFFERED_SKILL = "support";
 
     /** The scenario a message asks for. */
     static ScriptedRuntime.Script scenario(String message) {
@@ -86,9 +92,14 @@ public class TestApplication {
     }
 
     @Bean
-    RuntimeAdapter scriptedRuntime(@Value("${test.runtime.tools:true}") boolean tools) {
+    RuntimeAdapter scriptedRuntime(@Value("${test.runtime.tools:true}") boolean tools,
+            @Value("${test.runtime.offering:false}") boolean offering) {
         ScriptedRuntime runtime = ScriptedRuntime.of(request -> scenario(request.userMessage()));
-        return tools ? runtime : runtime.withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
+        if (!tools) {
+            runtime = runtime.withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
+        }
+        return offering ? runtime.offering(List.of(new ModelOption(OFFERED_MODEL, "Small", null)),
+                List.of(new SkillOption(OFFERED_SKILL, "Support", "answers customers"))) : runtime;
     }
 
     @Bean

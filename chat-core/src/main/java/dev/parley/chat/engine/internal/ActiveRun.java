@@ -182,14 +182,20 @@ public final class ActiveRun {
         pending.forEach(input -> inputs.requested(input.inputId(), input.deadline()));
     }
 
-    /** Feeds stored events into the reducer (after a restart) without logging them again. */
+    /**
+     * Feeds stored events into the reducer (after a restart) without logging them again. The messages they
+     * fold into are stored with the run's next batch: the previous process stored its messages only every
+     * {@code messageFlushInterval}, so the stored ones may lag its stored events (a step may be missing),
+     * also for a run that goes on waiting for an answer.
+     */
     synchronized void replayStored(List<RunEvent> events) {
         for (RunEvent event : events) {
             reducer.apply(event);
         }
-        reducer.takeChanged();
+        writes.messagesNow();
         publishedInputs = reducer.pendingInputs();
         publishedClarifies = reducer.pendingClarifies();
+        ctx.writer.markDirty(this, 0);
     }
 
     synchronized RunStatus reducedStatus() {
@@ -423,7 +429,7 @@ public final class ActiveRun {
         if (event.isTerminal()) {
             finish();
         } else if (durableFirst) {
-            if (!ctx.writer.flushNow()) {
+            if (!ctx.writer.flushRun(this)) {
                 log.error("Run {}: the input request could not be stored; showing it anyway", runId);
             }
             synchronized (this) {
@@ -467,7 +473,7 @@ public final class ActiveRun {
                 cancelTimer.cancel(false);
             }
         }
-        if (!ctx.writer.flushNow()) {
+        if (!ctx.writer.flushRun(this)) {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
         inputs.close();
@@ -649,12 +655,18 @@ public final class ActiveRun {
 
     // ------------------------------------------------------------------ the batch writer's side
 
-    /** Moves this run's pending work into a batch (called by the batch writer). */
-    synchronized RunWrites.Drained drainForFlush(StoreBatch.Builder batch, long nowMillis) {
+    /** Moves this run's oldest pending work, within the caps, into a batch (called by the batch writer). */
+    synchronized RunWrites.Drained drainForFlush(StoreBatch.Builder batch, long nowMillis, int maxEvents,
+            long maxBytes) {
         if (abandoned) {
-            return new RunWrites.Drained(0, 0, false);
+            return new RunWrites.Drained(0, 0, false, 0);
         }
-        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord);
+        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord, maxEvents, maxBytes);
+    }
+
+    /** True while logged events wait to be handed to the batch writer. */
+    synchronized boolean hasEventsToStore() {
+        return writes.hasEvents();
     }
 
     /**

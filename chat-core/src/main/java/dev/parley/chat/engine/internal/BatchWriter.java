@@ -15,17 +15,25 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Stores the work of all active runs in batches, so that the hot path never waits for a commit per
  * event. A background thread flushes every {@link EngineLimits#eventFlushInterval()}, or sooner once
- * {@link EngineLimits#eventFlushBatchSize()} events wait; a run flushes synchronously at a clarify and at
- * its end ({@link #flushNow()}), so those are durable before anyone sees them.
+ * {@link EngineLimits#eventFlushBatchSize()} events wait; a run flushes its own work synchronously at an
+ * input request and at its end ({@link #flushRun}), so those are durable before anyone sees them.
  *
- * <p>What a crash can lose: the events logged since the last flush (at most one interval's worth, by
- * default 20 ms), never a gap or a reordering — each flush stores whole prefixes of each run's log.
+ * <p>Every transaction is capped ({@link EngineLimits#maxBatchEvents()}, {@link EngineLimits#maxBatchBytes()}):
+ * a store that fell behind catches up in a series of bounded transactions, in turn across the runs, and the
+ * lock between them is fair, so a run's synchronous flush waits for at most the transaction in progress and
+ * then writes only its own run's work.
+ *
+ * <p>What a crash can lose: the events logged and not stored yet — one interval's worth (by default 20 ms)
+ * while the store keeps up, up to {@link EngineLimits#maxPendingEvents()} when it falls behind — never a
+ * gap or a reordering: each transaction stores whole prefixes of each run's log.
  *
  * <p>When the store refuses a batch, one run cannot hold up the others: the runs' parts are written one
  * by one, and a run's part that keeps failing on its own while the store takes other writes is written
@@ -43,44 +51,57 @@ public final class BatchWriter implements AutoCloseable {
     static final int ISOLATE_AFTER = 3;
     private static final long FIRST_RETRY_PAUSE_MILLIS = 50;
     private static final long MAX_RETRY_PAUSE_MILLIS = 2_000;
+    /** Failed writes a synchronous flush tries before it gives up (the background keeps trying). */
+    private static final int FLUSH_ATTEMPTS = 4;
 
     private final EngineContext ctx;
     private final EngineLimits limits;
     private final Set<ActiveRun> dirty = ConcurrentHashMap.newKeySet();
     /** Events logged and neither stored nor dropped yet (back-pressure counts these). */
     private final AtomicLong pendingEvents = new AtomicLong();
-    private final Object flushLock = new Object();
+    /** Serialises the writes; fair, so that a run's synchronous flush gets in between two bounded writes. */
+    private final ReentrantLock flushLock = new ReentrantLock(true);
     private final Object capacity = new Object();
     private final Thread flusher;
     private volatile boolean closed;
 
-    /** Work drained from runs and not yet settled (stored or dealt with), per run in drain order. */
+    /**
+     * Work drained from runs and not yet settled (stored or dealt with), at most one part per run, in drain
+     * order. A run with an unsettled part is not drained again until the part is settled, so a part never
+     * grows beyond the caps, whatever the store does.
+     */
     private final Map<ActiveRun, Part> unsettled = new LinkedHashMap<>();
 
-    /** One run's drained work; guarded by {@link #flushLock}. */
+    /** How a step of the writer ended. */
+    private enum Step {
+        /** Nothing is left to write now. */
+        IDLE,
+        /** A transaction was written and more work waits. */
+        MORE,
+        /** The store refused the write; the work stays unsettled. */
+        FAILED
+    }
+
+    /** One run's drained work, within the caps; guarded by {@link #flushLock}. */
     private static final class Part {
         final ActiveRun run;
-        StoreBatch batch;
-        long lastSeq;
-        long reservedUpTo;
+        final StoreBatch batch;
+        final RunWrites.Drained drained;
         /** Times this part failed when written on its own. */
         int failures;
 
         Part(ActiveRun run, StoreBatch batch, RunWrites.Drained drained) {
             this.run = run;
             this.batch = batch;
-            this.lastSeq = drained.lastSeq();
-            this.reservedUpTo = drained.reservedUpTo();
+            this.drained = drained;
         }
 
-        void append(StoreBatch more, RunWrites.Drained drained) {
-            batch = StoreBatch.builder().add(batch).add(more).fence(batch.fence()).build();
-            lastSeq = Math.max(lastSeq, drained.lastSeq());
-            reservedUpTo = Math.max(reservedUpTo, drained.reservedUpTo());
+        int events() {
+            return batch.events().size();
         }
 
-        RunWrites.Drained drained() {
-            return new RunWrites.Drained(lastSeq, reservedUpTo, false);
+        long bytes() {
+            return drained.bytes();
         }
     }
 
@@ -108,20 +129,67 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
-     * Stores everything pending now, retrying a failing store a few times.
+     * Stores everything pending now, in bounded transactions, retrying a failing store a few times.
      *
      * @return false if the store kept failing (the work stays pending and is retried later)
      */
     public boolean flushNow() {
-        for (int attempt = 0; attempt < 4; attempt++) {
-            if (flushOnce()) {
+        int failures = 0;
+        while (true) {
+            Step step = stepGuarded();
+            if (step == Step.IDLE) {
                 return true;
             }
-            if (!StoreRetry.pause(FIRST_RETRY_PAUSE_MILLIS << attempt)) {
+            if (step == Step.FAILED && (++failures >= FLUSH_ATTEMPTS
+                    || !StoreRetry.pause(FIRST_RETRY_PAUSE_MILLIS << (failures - 1)))) {
                 return false;
             }
         }
+    }
+
+    /**
+     * Stores everything {@code run} has logged so far, and nothing of other runs: its part in the write in
+     * progress (if any) is waited for, then its work is written in transactions of its own, within the caps.
+     * Retries a failing store a few times; a part that keeps failing on its own is written row by row, as
+     * in the background.
+     *
+     * @return false if the store kept failing (the work stays pending and is retried later)
+     */
+    boolean flushRun(ActiveRun run) {
+        for (int attempt = 0; attempt < FLUSH_ATTEMPTS; attempt++) {
+            if (attempt > 0 && !StoreRetry.pause(FIRST_RETRY_PAUSE_MILLIS << (attempt - 1))) {
+                return false;
+            }
+            flushLock.lock();
+            try {
+                if (writeRunAlone(run)) {
+                    return true;
+                }
+            } finally {
+                flushLock.unlock();
+            }
+        }
         return false;
+    }
+
+    /** @return true once the run has nothing left to store; false when a write failed */
+    private boolean writeRunAlone(ActiveRun run) {
+        while (true) {
+            Part part = unsettled.get(run);
+            if (part == null) {
+                if (run.isAbandoned()) {
+                    return true;
+                }
+                dirty.remove(run);
+                part = drain(run);
+                if (part == null) {
+                    return true;
+                }
+            }
+            if (!writeEachRun(List.of(part))) {
+                return false;
+            }
+        }
     }
 
     /** Blocks the calling stream while too many events wait for the store (back-pressure). */
@@ -142,42 +210,82 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    /** @return true when nothing is left unsettled */
-    private boolean flushOnce() {
-        synchronized (flushLock) {
-            drainDirtyRuns();
-            dropAbandoned();
-            if (unsettled.isEmpty()) {
-                return true;
-            }
-            boolean splitting = unsettled.values().stream().anyMatch(part -> part.failures > 0);
-            if (!splitting && writeTogether()) {
-                return true;
-            }
-            return writeEachRun();
+    private Step stepGuarded() {
+        try {
+            return step();
+        } catch (RuntimeException e) {
+            log.error("The batch writer failed", e);
+            return Step.FAILED;
         }
     }
 
-    private void drainDirtyRuns() {
-        long now = ctx.clock.millis();
-        for (ActiveRun run : new ArrayList<>(dirty)) {
-            dirty.remove(run);
-            StoreBatch.Builder builder = StoreBatch.builder().fence(ctx.fence());
-            RunWrites.Drained drained = run.drainForFlush(builder, now);
-            if (drained.stillDirty()) {
-                dirty.add(run);
+    /** One transaction's worth: drains the runs that have no unsettled part, then writes the oldest parts. */
+    private Step step() {
+        flushLock.lock();
+        try {
+            boolean backlog = drainDirtyRuns();
+            dropAbandoned();
+            if (unsettled.isEmpty()) {
+                return backlog ? Step.MORE : Step.IDLE;
             }
-            StoreBatch batch = builder.build();
-            if (batch.isEmpty()) {
+            List<Part> chunk = nextChunk();
+            boolean splitting = chunk.stream().anyMatch(part -> part.failures > 0);
+            if (!(!splitting && writeTogether(chunk)) && !writeEachRun(chunk)) {
+                return Step.FAILED;
+            }
+            return backlog || !unsettled.isEmpty() ? Step.MORE : Step.IDLE;
+        } finally {
+            flushLock.unlock();
+        }
+    }
+
+    /** @return true if a run still has events beyond the caps (another step is needed at once) */
+    private boolean drainDirtyRuns() {
+        boolean backlog = false;
+        for (ActiveRun run : new ArrayList<>(dirty)) {
+            if (unsettled.containsKey(run)) {
+                backlog = true;
                 continue;
             }
-            Part part = unsettled.get(run);
-            if (part == null) {
-                unsettled.put(run, new Part(run, batch, drained));
-            } else {
-                part.append(batch, drained);
-            }
+            dirty.remove(run);
+            Part part = drain(run);
+            backlog |= part != null && part.drained.stillDirty() && run.hasEventsToStore();
         }
+        return backlog;
+    }
+
+    /** Moves a run's oldest pending work, within the caps, into a new unsettled part (null if it had none). */
+    private @Nullable Part drain(ActiveRun run) {
+        StoreBatch.Builder builder = StoreBatch.builder().fence(ctx.fence());
+        RunWrites.Drained drained = run.drainForFlush(builder, ctx.clock.millis(), limits.maxBatchEvents(),
+                limits.maxBatchBytes());
+        if (drained.stillDirty()) {
+            dirty.add(run);
+        }
+        StoreBatch batch = builder.build();
+        if (batch.isEmpty()) {
+            return null;
+        }
+        Part part = new Part(run, batch, drained);
+        unsettled.put(run, part);
+        return part;
+    }
+
+    /** The oldest unsettled parts that fit in one transaction's caps together (at least one). */
+    private List<Part> nextChunk() {
+        List<Part> chunk = new ArrayList<>();
+        long events = 0;
+        long bytes = 0;
+        for (Part part : unsettled.values()) {
+            if (!chunk.isEmpty() && (events + part.events() > limits.maxBatchEvents()
+                    || bytes + part.bytes() > limits.maxBatchBytes())) {
+                break;
+            }
+            chunk.add(part);
+            events += part.events();
+            bytes += part.bytes();
+        }
+        return chunk;
     }
 
     private void dropAbandoned() {
@@ -190,15 +298,20 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
-    /** The common case: every run's part in one transaction. */
-    private boolean writeTogether() {
-        while (!unsettled.isEmpty()) {
+    /** The common case: the chunk's parts in one transaction. */
+    private boolean writeTogether(List<Part> chunk) {
+        List<Part> parts = new ArrayList<>(chunk);
+        while (true) {
+            parts.removeIf(part -> unsettled.get(part.run) != part);
+            if (parts.isEmpty()) {
+                return true;
+            }
             StoreBatch batch;
-            if (unsettled.size() == 1) {
-                batch = unsettled.values().iterator().next().batch;
+            if (parts.size() == 1) {
+                batch = parts.get(0).batch;
             } else {
                 StoreBatch.Builder builder = StoreBatch.builder().fence(ctx.fence());
-                unsettled.values().forEach(part -> builder.add(part.batch));
+                parts.forEach(part -> builder.add(part.batch));
                 batch = builder.build();
             }
             try {
@@ -208,20 +321,26 @@ public final class BatchWriter implements AutoCloseable {
                 continue;
             } catch (RuntimeException e) {
                 log.warn("Storing {} events and {} messages of {} run(s) failed; writing each run's part on its own",
-                        batch.events().size(), batch.messages().size(), unsettled.size(), e);
+                        batch.events().size(), batch.messages().size(), parts.size(), e);
                 return false;
             }
-            settleAll(new ArrayList<>(unsettled.values()));
+            settleAll(parts);
             return true;
         }
-        return true;
     }
 
-    /** After a failure: each run's part in a transaction of its own, so one run cannot hold up the rest. */
-    private boolean writeEachRun() {
+    /**
+     * After a failure: each part in a transaction of its own, so one run cannot hold up the rest.
+     *
+     * @return true when every part of {@code parts} is settled
+     */
+    private boolean writeEachRun(List<Part> parts) {
         List<Part> stored = new ArrayList<>();
         List<Part> failed = new ArrayList<>();
-        for (Part part : new ArrayList<>(unsettled.values())) {
+        for (Part part : parts) {
+            if (unsettled.get(part.run) != part) {
+                continue;
+            }
             try {
                 ctx.store.write(part.batch);
                 stored.add(part);
@@ -240,12 +359,13 @@ public final class BatchWriter implements AutoCloseable {
                 isolate(part);
             }
         }
-        return unsettled.isEmpty();
+        return parts.stream().noneMatch(part -> unsettled.get(part.run) == part);
     }
 
     /**
      * Writes a part that keeps failing row by row. Rows the store refuses while it takes a write right
-     * after them are left out and the run is failed; if the store takes nothing, the part is kept.
+     * after them (and refuses again) are left out and the run is failed; if the store takes nothing, the
+     * part is kept.
      */
     private void isolate(Part part) {
         List<StoreBatch> refused = new ArrayList<>();
@@ -259,9 +379,15 @@ public final class BatchWriter implements AutoCloseable {
                 refused.add(row);
             }
         }
-        if (!refused.isEmpty() && !storeTakesWrites(part.run)) {
-            log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
-            return;
+        if (!refused.isEmpty()) {
+            if (!storeTakesWrites(part.run)) {
+                log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
+                return;
+            }
+            refused = writeAgain(refused);
+            if (refused == null) {
+                return;
+            }
         }
         List<String> described = new ArrayList<>();
         for (StoreBatch row : refused) {
@@ -276,6 +402,26 @@ public final class BatchWriter implements AutoCloseable {
             part.run.storeRefused(String.join(", ", described));
         }
         settleAll(List.of(part));
+    }
+
+    /**
+     * The refused rows written once more, now that the store takes writes: it may have come back between
+     * them and the check (an outage, not the rows). Returns those it still refuses, or null if the run's
+     * lease was lost meanwhile (the part is dropped then).
+     */
+    private @Nullable List<StoreBatch> writeAgain(List<StoreBatch> refused) {
+        List<StoreBatch> still = new ArrayList<>();
+        for (StoreBatch row : refused) {
+            try {
+                ctx.store.write(row);
+            } catch (LeaseLostException e) {
+                loseLeases(e.runIds());
+                return null;
+            } catch (RuntimeException e) {
+                still.add(row);
+            }
+        }
+        return still;
     }
 
     /** A write that changes nothing: whether the store takes writes for this run at all. */
@@ -360,9 +506,9 @@ public final class BatchWriter implements AutoCloseable {
         for (Part part : parts) {
             unsettled.remove(part.run, part);
             events += part.batch.events().size();
-            part.run.stored(part.drained());
-            if (part.lastSeq > 0) {
-                progress.put(part.run.runId(), part.lastSeq);
+            part.run.stored(part.drained);
+            if (part.drained.lastSeq() > 0) {
+                progress.put(part.run.runId(), part.drained.lastSeq());
             }
         }
         if (!progress.isEmpty()) {
@@ -388,14 +534,11 @@ public final class BatchWriter implements AutoCloseable {
         long pause = interval;
         while (!closed) {
             LockSupport.parkNanos(this, pause);
-            boolean settled;
-            try {
-                settled = flushOnce();
-            } catch (RuntimeException e) {
-                log.error("The batch writer failed", e);
-                settled = false;
-            }
-            pause = settled ? interval
+            Step step;
+            do {
+                step = stepGuarded();
+            } while (step == Step.MORE && !closed);
+            pause = step == Step.IDLE ? interval
                     : Math.min(TimeUnit.MILLISECONDS.toNanos(MAX_RETRY_PAUSE_MILLIS),
                             Math.max(TimeUnit.MILLISECONDS.toNanos(FIRST_RETRY_PAUSE_MILLIS), pause * 2));
         }

@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.input.PendingInput;
@@ -40,9 +41,11 @@ final class RunWrites {
      *
      * @param lastSeq the newest event in the batch, 0 if none
      * @param reservedUpTo the seq reservation mark in the batch, 0 if none
-     * @param stillDirty message changes were held back (they ride in a later batch)
+     * @param stillDirty work was held back: events beyond the caps, or message changes not due yet (they ride
+     *     in a later batch)
+     * @param bytes the estimated size of what was moved ({@link StoredSize})
      */
-    record Drained(long lastSeq, long reservedUpTo, boolean stillDirty) {
+    record Drained(long lastSeq, long reservedUpTo, boolean stillDirty, long bytes) {
     }
 
     RunWrites(EngineContext ctx, String runId, long reservedSeq) {
@@ -114,13 +117,48 @@ final class RunWrites {
         return dropped;
     }
 
-    /** Moves the pending work into a batch: events, the run's record, due message changes, the rest. */
-    Drained drainInto(StoreBatch.Builder batch, long nowMillis, RunReducer reducer, Supplier<Run> record) {
+    /**
+     * Moves pending work into a batch: the oldest events, as many as fit in the caps (at least one), then,
+     * once every event is in, the run's record, due message changes, inputs and thread touches. So a batch
+     * holds a prefix of the run's log, and what the run's record and messages say is never ahead of the
+     * events stored with or before them. A pending seq reservation always goes in.
+     *
+     * @param maxEvents the most events to move
+     * @param maxBytes the most estimated bytes to move ({@link StoredSize}); the first event goes in regardless
+     */
+    Drained drainInto(StoreBatch.Builder batch, long nowMillis, RunReducer reducer, Supplier<Run> record,
+            int maxEvents, long maxBytes) {
         long last = 0;
+        long bytes = 0;
+        int count = 0;
         if (!events.isEmpty()) {
-            batch.events(events);
-            last = events.get(events.size() - 1).seq();
-            events = new ArrayList<>();
+            int size = events.size();
+            while (count < size && count < maxEvents) {
+                int next = StoredSize.of(events.get(count));
+                if (count > 0 && bytes + next > maxBytes) {
+                    break;
+                }
+                bytes += next;
+                count++;
+            }
+            List<RunEvent> taken;
+            if (count == size) {
+                taken = events;
+                events = new ArrayList<>();
+            } else {
+                taken = new ArrayList<>(events.subList(0, count));
+                events = new ArrayList<>(events.subList(count, size));
+            }
+            batch.events(taken);
+            last = taken.get(taken.size() - 1).seq();
+        }
+        long reservation = pendingReservation;
+        if (reservation > 0) {
+            batch.reserveSeq(runId, reservation);
+            pendingReservation = 0;
+        }
+        if (!events.isEmpty()) {
+            return new Drained(last, reservation, true, bytes);
         }
         if (runChanged) {
             batch.run(record.get());
@@ -128,7 +166,11 @@ final class RunWrites {
         }
         boolean due = messagesDue || nowMillis - lastMessageFlush >= ctx.limits.messageFlushInterval().toMillis();
         if (due && reducer.hasChanges()) {
-            batch.messages(reducer.takeChanged());
+            List<? extends Message> changed = reducer.takeChanged();
+            for (Message message : changed) {
+                bytes += StoredSize.of(message);
+            }
+            batch.messages(changed);
             lastMessageFlush = nowMillis;
         }
         messagesDue = false;
@@ -136,12 +178,12 @@ final class RunWrites {
         inputs.clear();
         touches.forEach(batch::touch);
         touches.clear();
-        long reservation = pendingReservation;
-        if (reservation > 0) {
-            batch.reserveSeq(runId, reservation);
-            pendingReservation = 0;
-        }
-        return new Drained(last, reservation, reducer.hasChanges());
+        return new Drained(last, reservation, reducer.hasChanges(), bytes);
+    }
+
+    /** True while events wait to be moved into a batch. */
+    boolean hasEvents() {
+        return !events.isEmpty();
     }
 
     /** A reservation mark handed over in a batch is stored. */

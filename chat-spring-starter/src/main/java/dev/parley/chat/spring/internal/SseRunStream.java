@@ -276,9 +276,15 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
             clientGone(true);
         }
 
+        /**
+         * Completes the response here, on the container's thread, even when a delivery thread already gave
+         * up on the client: Tomcat hands a failed async request to the error page unless it is completed
+         * during this call, and a completion from another thread racing the failure may not count.
+         */
         @Override
         public void onError(AsyncEvent event) {
-            clientGone(true);
+            clientGone(false);
+            completeResponse();
         }
 
         @Override
