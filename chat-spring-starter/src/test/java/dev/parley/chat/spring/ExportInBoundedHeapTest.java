@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A 10 000-message thread is exported by a server whose heap is smaller than the export: it can only succeed
  * if the export is streamed. The server runs in its own JVM ({@code -Xmx64m}, exiting on an
- * OutOfMemoryError) on a SQLite file this test fills through the store. Each text is one long word, so
+ * OutOfMemoryError) on a SQLite file this test fills through the store as the server starts. Each text is one long word, so
  * that filling the search index costs little.
  */
 class ExportInBoundedHeapTest {
@@ -60,18 +60,20 @@ class ExportInBoundedHeapTest {
         for (String suffix : new String[] {"", "-wal", "-shm"}) {
             Files.deleteIfExists(Paths.get(db + suffix));
         }
-        fill(db);
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
         log = dir.resolve("server.log");
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        server = new ProcessBuilder(java, "-Xmx" + (HEAP_BYTES >> 20) + "m", "-XX:+ExitOnOutOfMemoryError",
-                "-cp", System.getProperty("java.class.path"), ExportServer.class.getName(),
-                "--server.port=" + port, "--spring.datasource.url=jdbc:sqlite:" + db.toAbsolutePath(),
-                "--parley.owner.mode=HEADER", "--spring.main.banner-mode=off")
-                .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try (JdbiChatStore store = JdbiChatStore.sqlite(db).build()) {
+            String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+            server = new ProcessBuilder(java, "-Xmx" + (HEAP_BYTES >> 20) + "m", "-XX:+ExitOnOutOfMemoryError",
+                    "-cp", System.getProperty("java.class.path"), ExportServer.class.getName(),
+                    "--server.port=" + port, "--spring.datasource.url=jdbc:sqlite:" + db.toAbsolutePath(),
+                    "--parley.owner.mode=HEADER", "--spring.main.banner-mode=off")
+                    .directory(new File(".")).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            fill(store);
+        }
         base = "http://localhost:" + port + "/api/chat";
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (true) {
@@ -87,31 +89,32 @@ class ExportInBoundedHeapTest {
         }
     }
 
-    /** One thread of {@link #RUNS} turns, a user message and an answer each, every text {@link #MESSAGE_CHARS} long. */
-    private static void fill(Path db) {
-        try (JdbiChatStore store = JdbiChatStore.sqlite(db).build()) {
-            Instant start = Instant.parse("2026-01-01T00:00:00Z");
-            store.createThread(new ChatThread(THREAD, OWNER, "A long one", null, null, null, ThreadStatus.ACTIVE, start,
-                    start));
-            String filler = "x".repeat(MESSAGE_CHARS - 10);
-            String parent = null;
-            StoreBatch.Builder batch = StoreBatch.builder();
-            for (int i = 0; i < RUNS; i++) {
-                Instant at = start.plusSeconds(i);
-                String run = "run-" + i;
-                String user = "u-" + i;
-                String answer = "a-" + i;
-                batch.run(new Run(run, THREAD, OWNER, RunStatus.SUCCEEDED, user, answer, "q" + i, null, null, null,
-                        Map.of(), at, at, at, null, null, null));
-                batch.message(new UserMessage(user, THREAD, run, parent, MessageStatus.COMPLETED, at, i + " " + filler));
-                batch.message(new AssistantMessage(answer, THREAD, run, user, MessageStatus.COMPLETED, at,
-                        i + " " + filler, null, null));
-                parent = answer;
-                if (i % 250 == 249) {
-                    batch.touch(new ThreadTouch(THREAD, null, at, null, answer, null));
-                    store.write(batch.build());
-                    batch = StoreBatch.builder();
-                }
+    /**
+     * One thread of {@link #RUNS} turns, a user message and an answer each, every text {@link #MESSAGE_CHARS}
+     * long; written while the server starts (the schema is there before it does).
+     */
+    private static void fill(JdbiChatStore store) {
+        Instant start = Instant.parse("2026-01-01T00:00:00Z");
+        store.createThread(new ChatThread(THREAD, OWNER, "A long one", null, null, null, ThreadStatus.ACTIVE, start,
+                start));
+        String filler = "x".repeat(MESSAGE_CHARS - 10);
+        String parent = null;
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < RUNS; i++) {
+            Instant at = start.plusSeconds(i);
+            String run = "run-" + i;
+            String user = "u-" + i;
+            String answer = "a-" + i;
+            batch.run(new Run(run, THREAD, OWNER, RunStatus.SUCCEEDED, user, answer, "q" + i, null, null, null,
+                    Map.of(), at, at, at, null, null, null));
+            batch.message(new UserMessage(user, THREAD, run, parent, MessageStatus.COMPLETED, at, i + " " + filler));
+            batch.message(new AssistantMessage(answer, THREAD, run, user, MessageStatus.COMPLETED, at,
+                    i + " " + filler, null, null));
+            parent = answer;
+            if (i % 250 == 249) {
+                batch.touch(new ThreadTouch(THREAD, null, at, null, answer, null));
+                store.write(batch.build());
+                batch = StoreBatch.builder();
             }
         }
     }
