@@ -18,8 +18,6 @@ function localTime() {
   };
 }
 
-client.registerTool('get_local_time', { type: 'object', properties: {} }, localTime,
-  { description: "The person's local time, date and time zone, read from their browser" });
 const $ = (id) => document.getElementById(id);
 
 const state = {
@@ -728,6 +726,11 @@ async function start() {
     badge.title = info.description ?? '';
     badge.hidden = false;
     $('simulator-hint').hidden = info.runtime !== 'simulator';
+  }
+  // Offered only where the runtime can call it: a runtime without tools refuses runs that bring page tools.
+  if (info?.pageTools) {
+    client.registerTool('get_local_time', { type: 'object', properties: {} }, localTime,
+      { description: "The person's local time, date and time zone, read from their browser" });
   }
   const [models, skills] = await Promise.all([client.models().catch(() => []), client.skills().catch(() => [])]);
   for (const model of models) $('model').append(new Option(model.provider ? `${model.name} (${model.provider})` : model.name, model.id));

@@ -8,10 +8,8 @@ import com.github.tomakehurst.wiremock.client.WireMock;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,14 +78,7 @@ abstract class AdapterTestSupport {
     }
 
     static String fixture(String name) {
-        try (InputStream in = AdapterTestSupport.class.getResourceAsStream("/" + name)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no fixture " + name);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Fixtures.text(name);
     }
 
     static ResponseDefinitionBuilder sse(String fixture) {

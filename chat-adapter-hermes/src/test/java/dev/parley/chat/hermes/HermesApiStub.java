@@ -33,13 +33,15 @@ import java.util.function.Function;
  *       {@code POST …/clarify} and their prompt and notice are written as text too.</li>
  * </ul>
  */
-final class HermesApiStub implements AutoCloseable {
-    static final String KEY = "api-key-0123456789abcdef";
+public final class HermesApiStub implements AutoCloseable {
+    /** The bearer token every route but {@code /health} requires. */
+    public static final String KEY = "api-key-0123456789abcdef";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String END = "\u0000end";
     private static final String RESET = "\u0000reset";
 
-    enum Line {
+    /** The API server's line: what it sends and accepts. */
+    public enum Line {
         V0_19("v0.19", "0.19.0"), NEWER("newer", "0.21.2");
 
         final String dir;
@@ -64,7 +66,8 @@ final class HermesApiStub implements AutoCloseable {
     volatile Function<JsonNode, String> script = body -> "plain.sse";
     volatile CountDownLatch holdTerminal;
 
-    HermesApiStub(Line line) throws IOException {
+    /** Starts the stand-in on a free loopback port. */
+    public HermesApiStub(Line line) throws IOException {
         this(line, 0);
     }
 
@@ -73,17 +76,17 @@ final class HermesApiStub implements AutoCloseable {
         this.server = new RawServer(port, this::handle);
     }
 
-    String baseUrl() {
+    public String baseUrl() {
         return server.baseUrl();
     }
 
     /** Request lines, in order. */
-    List<String> requests() {
+    public List<String> requests() {
         return server.requests();
     }
 
     /** Request bodies, in the order of {@link #requests()}. */
-    List<String> bodies() {
+    public List<String> bodies() {
         return server.bodies();
     }
 
@@ -96,8 +99,13 @@ final class HermesApiStub implements AutoCloseable {
     }
 
     /** The choices {@code POST …/approval} resolved, in order. */
-    List<String> decisions() {
+    public List<String> decisions() {
         return decisions;
+    }
+
+    /** Picks each run's fixture ({@code api-server/<line>/<name>}) from its start request's body. */
+    public void scriptBy(Function<JsonNode, String> fixtureForBody) {
+        this.script = fixtureForBody;
     }
 
     /** The next {@code n} starts are taken (the run starts) but their answer is lost (the connection resets). */
@@ -443,7 +451,7 @@ final class HermesApiStub implements AutoCloseable {
 
     static List<JsonNode> fixture(String name) {
         List<JsonNode> events = new ArrayList<>();
-        for (String line : AdapterTestSupport.fixture("api-server/" + name).split("\n")) {
+        for (String line : Fixtures.text("api-server/" + name).split("\n")) {
             if (line.startsWith("data: ")) {
                 try {
                     events.add(JSON.readTree(line.substring(6)));

@@ -1,5 +1,7 @@
 package dev.parley.example;
 
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.runtime.Capability;
 import dev.parley.simulator.BridgeSimulator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,18 +9,23 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** Tells the page which runtime it talks to, so it can say when it is a simulator. */
+/**
+ * Tells the page which runtime it talks to, so it can say when it is a simulator, and whether that runtime
+ * can call the page's own tool (Hermes' API server cannot).
+ */
 @RestController
 class ExampleInfoController {
     private final ObjectProvider<BridgeSimulator> simulator;
+    private final ChatEngine engine;
 
-    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator) {
+    ExampleInfoController(ObjectProvider<BridgeSimulator> simulator, ChatEngine engine) {
         this.simulator = simulator;
+        this.engine = engine;
     }
 
     @GetMapping("/api/example/info")
-    Map<String, String> info() {
-        Map<String, String> info = new LinkedHashMap<>();
+    Map<String, Object> info() {
+        Map<String, Object> info = new LinkedHashMap<>();
         if (simulator.getIfAvailable() != null) {
             info.put("runtime", "simulator");
             info.put("description", "The Hermes Bridge simulator: scripted scenarios, no model, no network.");
@@ -26,6 +33,7 @@ class ExampleInfoController {
             info.put("runtime", "hermes");
             info.put("description", "A Hermes runtime at parley.hermes.base-url.");
         }
+        info.put("pageTools", engine.runtime().capabilities().contains(Capability.HOST_TOOLS));
         return info;
     }
 }

@@ -1,0 +1,149 @@
+package dev.parley.example;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The example's chat page in headless Chromium (Debian's chromium + chromium-driver), as a person uses it:
+ * typing, sending, clicking. Reads the DOM in one script per question, which avoids racing the page's
+ * re-renders. Screenshots go to {@code target/screenshots/}. Not thread-safe: one test class drives it.
+ */
+final class ChatPage implements AutoCloseable {
+    private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
+    private static final Path SCREENSHOTS = Paths.get("target/screenshots");
+
+    private final ChromeDriver driver;
+    private final WebDriverWait wait;
+
+    private ChatPage(ChromeDriver driver) {
+        this.driver = driver;
+        this.wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+        wait.pollingEvery(Duration.ofMillis(50)).ignoring(StaleElementReferenceException.class);
+    }
+
+    /** Starts the browser, or skips the calling test where the machine has none. */
+    static ChatPage start() throws IOException {
+        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "SKIPPED: no browser here. The chat page tests need Debian's chromium and chromium-driver "
+                        + "(/usr/bin/chromium, /usr/bin/chromedriver); .ci/run installs them with apt-get.");
+        Files.createDirectories(SCREENSHOTS);
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toString());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--window-size=1400,1000",
+                "--user-data-dir=" + Files.createTempDirectory("parley-chromium"));
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+        return new ChatPage(new ChromeDriver(service, options));
+    }
+
+    /** Opens the page and waits until it has asked the app which runtime it talks to. */
+    void open(int port) {
+        driver.get("http://localhost:" + port + "/");
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+    }
+
+    /** Types a message, sends it with Enter, and waits until the page shows it and its answer has begun. */
+    void send(String text) {
+        long before = count(".user");
+        WebElement input = driver.findElement(By.id("input"));
+        input.sendKeys(text);
+        input.sendKeys(Keys.ENTER);
+        wait.until(d -> count(".user") > before && text.equals(js(
+                "return [...document.querySelectorAll('.user')].pop().innerText")) && !lastAnswerStatus().isEmpty());
+    }
+
+    WebElement waitFor(String css) {
+        return wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)));
+    }
+
+    /** Runs a script in the page. */
+    Object js(String script, Object... args) {
+        return ((JavascriptExecutor) driver).executeScript(script, args);
+    }
+
+    long count(String css) {
+        return (Long) js("return document.querySelectorAll(arguments[0]).length", css);
+    }
+
+    String text(String css) {
+        return driver.findElement(By.cssSelector(css)).getText();
+    }
+
+    String lastAnswerStatus() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.dataset.status : '';");
+    }
+
+    /** The visible text of the newest answer. */
+    String lastAnswerText() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant .answer')].pop(); return a ? a.innerText : '';");
+    }
+
+    /** The summary line of the newest answer's folded steps. */
+    String lastSummary() {
+        return (String) js("const s = [...document.querySelectorAll('article.assistant details.summary > summary')].pop();"
+                + " return s ? s.innerText : '';");
+    }
+
+    void awaitLastAnswerStatus(String status) {
+        wait.until(d -> status.equals(lastAnswerStatus()));
+    }
+
+    /** Waits until the condition, read from the page, holds. */
+    void await(java.util.function.BooleanSupplier condition) {
+        wait.until(d -> condition.getAsBoolean());
+    }
+
+    /** Clicks the last element matching {@code css}, retrying while the page re-renders it. */
+    void click(String css) {
+        wait.until(d -> {
+            List<WebElement> found = d.findElements(By.cssSelector(css));
+            if (found.isEmpty()) {
+                return false;
+            }
+            found.get(found.size() - 1).click();
+            return true;
+        });
+    }
+
+    void screenshot(String name) throws IOException {
+        Files.write(SCREENSHOTS.resolve(name + ".png"), driver.getScreenshotAs(OutputType.BYTES));
+    }
+
+    /** Prints the page's console, so that a failure shows what the page said. */
+    void printConsole() {
+        for (LogEntry entry : driver.manage().logs().get(LogType.BROWSER)) {
+            System.out.println("[browser " + entry.getLevel() + "] " + entry.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        driver.quit();
+    }
+}
