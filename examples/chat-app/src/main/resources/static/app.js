@@ -1,6 +1,7 @@
-// The example chat page: sessions, a live view of each run (thinking, status, tools, todos, clarify,
-// approvals), a tool the page runs itself, stop, regenerate with variants side by side, feedback and full
-// history — on Parley's browser client.
+// The example chat page: sessions (searchable), a live view of each run (thinking, status, tools, todos,
+// clarify, approvals), a tool the page runs itself, stop, regenerate with variants side by side, edits with a
+// "‹ 2 / 3 ›" switcher between their branches, feedback, downloads and full history — on Parley's browser
+// client.
 import { ParleyClient, RunReducer } from '/parley/parley-client.js';
 import { renderMarkdown, escapeHtml } from './markdown.js';
 import { approvalAnswer, approvalRecord, renderApprovalCard } from './approvals.js';
@@ -25,7 +26,10 @@ const state = {
   thread: null,
   messages: [],
   variants: {},
+  branches: {}, // user message id -> {index, count, siblingIds}: its place among the message and its edits
   olderCursor: null,
+  searchHits: null, // the hits of the search box's query, or null to list every session
+  editing: null, // the id of the user message being edited
   live: new Map(), // runId -> { reducer, handle, status }
   expanded: new Set(),
   feedback: new Map(),
@@ -81,6 +85,10 @@ async function loadSessions() {
 function renderSessions() {
   const list = $('sessions');
   list.innerHTML = '';
+  if (state.searchHits) {
+    renderSearchHits(list);
+    return;
+  }
   for (const session of state.sessions) {
     const item = document.createElement('li');
     item.className = 'session' + (session.id === state.sessionId ? ' active' : '');
@@ -128,6 +136,52 @@ function renderSessions() {
   }
 }
 
+function renderSearchHits(list) {
+  for (const hit of state.searchHits) {
+    const item = document.createElement('li');
+    item.className = 'session hit' + (hit.thread.id === state.sessionId ? ' active' : '');
+    item.dataset.id = hit.thread.id;
+    const title = document.createElement('span');
+    title.className = 'title';
+    title.textContent = hit.thread.title ?? 'New chat';
+    const snippet = document.createElement('span');
+    snippet.className = 'snippet';
+    snippet.textContent = hit.snippet;
+    item.append(title, snippet);
+    list.append(item);
+  }
+}
+
+/** The search box: the sessions matching what it holds, best first; empty, every session again. */
+let searchTimer;
+let searchSeq = 0;
+$('session-search').addEventListener('input', () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(attempt(search), 200);
+});
+
+async function search() {
+  const query = $('session-search').value.trim();
+  const seq = ++searchSeq;
+  let hits = null;
+  let note = '';
+  if (query) {
+    try {
+      hits = (await client.searchSessions(query, { limit: 50 })).items;
+      if (hits.length === 0) note = 'No conversation matches.';
+    } catch (e) {
+      if (e.code !== 'INVALID_INPUT') throw e;
+      hits = [];
+      note = e.message;
+    }
+  }
+  if (seq !== searchSeq) return; // a newer query has been sent
+  $('search-note').textContent = note;
+  $('search-note').hidden = !note;
+  state.searchHits = hits;
+  renderSessions();
+}
+
 $('sessions').addEventListener('click', attempt(async (e) => {
   const item = e.target.closest('.session');
   if (!item || e.target.matches('input')) return;
@@ -151,6 +205,8 @@ function newChat() {
   state.thread = null;
   state.messages = [];
   state.variants = {};
+  state.branches = {};
+  state.editing = null;
   state.olderCursor = null;
   if (location.hash) history.replaceState(null, '', location.pathname);
   renderHeader();
@@ -180,6 +236,7 @@ function applyView(view) {
   state.thread = view.thread;
   state.messages = view.messages;
   state.variants = view.variants ?? {};
+  state.branches = view.branches ?? {};
   state.olderCursor = view.olderCursor ?? null;
   $('model').value = view.thread.modelId ?? '';
   $('skill').value = view.thread.skill ?? '';
@@ -195,7 +252,23 @@ async function refreshSession() {
 
 function renderHeader() {
   $('session-title').textContent = state.thread?.title ?? 'New chat';
+  $('downloads').hidden = !state.sessionId;
 }
+
+/** Downloads the open conversation: Markdown (what the page shows) or JSON (everything). */
+async function download(format) {
+  const { blob, filename } = await client.exportSession(state.sessionId, { format });
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+$('export-markdown').addEventListener('click', attempt(() => download('markdown')));
+$('export-json').addEventListener('click', attempt(() => download('json')));
 
 // ------------------------------------------------------------------ runs
 
@@ -282,6 +355,7 @@ $('load-older').addEventListener('click', attempt(async () => {
   const page = await client.messages(state.sessionId, { before: state.olderCursor });
   state.messages = [...page.messages, ...state.messages];
   state.variants = { ...page.variants, ...state.variants };
+  state.branches = { ...page.branches, ...state.branches };
   state.olderCursor = page.olderCursor ?? null;
   renderMessages();
 }));
@@ -349,7 +423,7 @@ function renderMessages(scrollToEnd = false) {
   const last = turns[turns.length - 1];
   const html = [];
   for (const turn of turns) {
-    if (turn.user) html.push(`<div class="user" data-message-id="${escapeHtml(turn.user.id)}">${escapeHtml(turn.user.text)}</div>`);
+    if (turn.user) html.push(renderUserMessage(turn.user));
     if (turn.answers.length === 0) continue;
     const many = turn.answers.length > 1;
     html.push(`<div class="variants${many ? ' many' : ''}">`);
@@ -370,6 +444,65 @@ function renderMessages(scrollToEnd = false) {
   for (const stream of document.querySelectorAll('.thinking-stream')) stream.scrollTop = stream.scrollHeight;
   if (scrollToEnd || nearBottom) box.scrollTop = box.scrollHeight;
   updateComposer();
+}
+
+/**
+ * The person's message with its edit button and, when it was edited (or is an edit), the switcher between
+ * the branches: "‹ 2 / 3 ›". While a run goes on neither is offered (the thread takes one run at a time).
+ */
+function renderUserMessage(message) {
+  const id = escapeHtml(message.id);
+  if (state.editing === message.id) {
+    const key = `edit/${message.id}`;
+    const draft = state.drafts.get(key) ?? message.text;
+    return `<div class="user-turn" data-message-id="${id}"><div class="edit-box">
+      <textarea class="edit-input" rows="3" data-focus-key="${escapeHtml(key)}">${escapeHtml(draft)}</textarea>
+      <div class="edit-buttons"><button type="button" data-action="edit-cancel">Cancel</button>
+      <button type="button" class="primary" data-action="edit-save">Save and send</button></div></div></div>`;
+  }
+  const position = state.branches[message.id];
+  const idle = activeRuns().length === 0;
+  const tools = [];
+  if (position && position.count > 1) {
+    const previous = position.siblingIds[position.index - 1];
+    const next = position.siblingIds[position.index + 1];
+    tools.push(`<span class="branch-switcher">
+      <button type="button" data-action="branch" data-target="${escapeHtml(previous ?? '')}" title="Previous version"${previous && idle ? '' : ' disabled'}>‹</button>
+      <span class="branch-position">${position.index + 1} / ${position.count}</span>
+      <button type="button" data-action="branch" data-target="${escapeHtml(next ?? '')}" title="Next version"${next && idle ? '' : ' disabled'}>›</button></span>`);
+  }
+  if (idle) tools.push('<button type="button" data-action="edit" title="Edit and send again">✎ Edit</button>');
+  return `<div class="user-turn" data-message-id="${id}"><div class="user" data-message-id="${id}">${escapeHtml(message.text)}</div>`
+    + (tools.length ? `<div class="user-tools">${tools.join('')}</div>` : '') + '</div>';
+}
+
+/** Edit, save, cancel and the branch switcher on the person's messages. */
+async function userAction(action, button, turn) {
+  const messageId = turn.dataset.messageId;
+  if (action === 'edit') {
+    state.editing = messageId;
+    renderMessages();
+    document.querySelector('.edit-input')?.focus();
+  } else if (action === 'edit-cancel') {
+    state.editing = null;
+    state.drafts.delete(`edit/${messageId}`);
+    renderMessages();
+  } else if (action === 'edit-save') {
+    const text = turn.querySelector('.edit-input').value.trim();
+    if (!text) return;
+    button.disabled = true;
+    const ticket = await client.editMessage(messageId, {
+      text,
+      modelId: $('model').value || undefined,
+      skill: $('skill').value || undefined,
+    });
+    state.editing = null;
+    state.drafts.delete(`edit/${messageId}`);
+    await refreshSession();
+    follow(ticket.runId);
+  } else if (action === 'branch' && button.dataset.target) {
+    applyView(await client.switchBranch(button.dataset.target));
+  }
 }
 
 function renderAnswer(answer, steps, { variant, latest }) {
@@ -504,7 +637,7 @@ $('turns').addEventListener('toggle', (e) => {
 }, true);
 
 $('turns').addEventListener('input', (e) => {
-  if (e.target.matches('.clarify-text, .approval-args')) state.drafts.set(e.target.dataset.focusKey, e.target.value);
+  if (e.target.matches('.clarify-text, .approval-args, .edit-input')) state.drafts.set(e.target.dataset.focusKey, e.target.value);
 });
 
 $('turns').addEventListener('keydown', (e) => {
@@ -518,6 +651,11 @@ $('turns').addEventListener('click', attempt(async (e) => {
   const button = e.target.closest('[data-action]');
   if (!button) return;
   const action = button.dataset.action;
+  const userTurn = button.closest('.user-turn');
+  if (userTurn) {
+    await userAction(action, button, userTurn);
+    return;
+  }
   const article = button.closest('.assistant');
   const card = button.closest('.approval-card');
   if (card) {

@@ -1,6 +1,7 @@
 // Parley's browser client: a plain ES module, no build step. Seed 004's front-end orchestration for any
 // page: sessions, send, a live stream that reconnects from the last seen event, the reducer, answers to
-// pending inputs (clarify questions, approvals), tools that run in the page, stop, regenerate and feedback.
+// pending inputs (clarify questions, approvals), tools that run in the page, stop, regenerate and feedback;
+// sends that are safe to retry (a client message id each), edits and branches, search and export.
 //
 //   import { ParleyClient } from '/parley/parley-client.js';
 //   const client = new ParleyClient({ baseUrl: '/api/chat' });
@@ -74,6 +75,35 @@ async function readJson(response) {
   }
 }
 
+/**
+ * A new client message id: a random UUID — crypto.randomUUID where the page may use it (a secure context),
+ * else built from crypto.getRandomValues, which every page has.
+ */
+export function newClientMessageId() {
+  const crypto = globalThis.crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The file name a Content-Disposition header gives, or null. */
+function dispositionFilename(header) {
+  if (!header) return null;
+  const extended = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // a malformed extended name: fall back to the plain one
+    }
+  }
+  const plain = /filename="?([^";]+)"?/i.exec(header);
+  return plain ? plain[1].trim() : null;
+}
+
 /** Talks to Parley's REST + SSE endpoints. */
 export class ParleyClient {
   /**
@@ -93,6 +123,8 @@ export class ParleyClient {
    *   reconnects (default: a timer; tests pass their own)
    * @param {(error: Error, input: object) => void} [options.onToolError] told when a registered tool's
    *   answer could not be sent (default: console.warn); a tool that throws is answered as an error instead
+   * @param {number} [options.sendRetries=3] how often a send or an edit that failed on the network (or with
+   *   408, 429 or a 5xx) is sent again, with the same client message id, waiting `reconnectDelays` between
    */
   constructor(options = {}) {
     this.baseUrl = (options.baseUrl ?? '/api/chat').replace(/\/$/, '');
@@ -102,6 +134,7 @@ export class ParleyClient {
     this.reconnectDelays = options.reconnectDelays ?? [250, 500, 1000, 2000, 5000];
     this.sleep = options.sleep ?? defaultSleep;
     this.onToolError = options.onToolError ?? ((error, input) => console.warn(`Parley: tool ${input.request?.toolName} failed`, error));
+    this.sendRetries = options.sendRetries ?? 3;
     /** Registered client tools by name: {spec, handler}. */
     this.tools = new Map();
     /** The client-tool inputs this client has run (`runId/inputId`), so that each runs once. */
@@ -120,9 +153,9 @@ export class ParleyClient {
     return headers;
   }
 
-  async request(method, path, body, { signal } = {}) {
+  async request(method, path, body, { signal, headers } = {}) {
     const url = this.baseUrl + path;
-    const init = { method, headers: { Accept: 'application/json', ...(await this.headersFor(method, url)) }, signal };
+    const init = { method, headers: { Accept: 'application/json', ...(await this.headersFor(method, url)), ...headers }, signal };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -168,12 +201,74 @@ export class ParleyClient {
   deleteSession(id) {
     return this.request('DELETE', `/sessions/${encodeURIComponent(id)}`);
   }
+  /**
+   * The sessions matching `query` (title and message text; every word, "quoted phrases"), best first:
+   * `{items: [{thread, snippet, messageId?}], nextCursor?, limit}`. A query the server cannot search (no words,
+   * too long) is a ParleyError with code INVALID_INPUT.
+   */
+  searchSessions(query, { cursor, limit = 20 } = {}) {
+    const params = new URLSearchParams({ q: query, limit: String(limit) });
+    if (cursor) params.set('cursor', cursor);
+    return this.request('GET', `/sessions?${params}`);
+  }
+  /** Where a session's export is served: `format` 'json' (everything) or 'markdown' (the active branch). */
+  exportUrl(id, { format = 'json' } = {}) {
+    return `${this.baseUrl}/sessions/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}`;
+  }
+  /**
+   * Downloads a session's export: `{blob, filename, contentType}` (the file name the server suggests).
+   * @throws {ParleyError} for an unknown format (400) or session (404)
+   */
+  async exportSession(id, { format = 'json', signal } = {}) {
+    const url = this.exportUrl(id, { format });
+    let response;
+    try {
+      response = await this.fetch(url, { headers: await this.headersFor('GET', url), signal });
+    } catch (e) {
+      throw new ParleyError(0, { title: 'Network error', detail: String(e?.message ?? e) });
+    }
+    if (!response.ok) throw new ParleyError(response.status, (await readJson(response)).json);
+    const extension = format === 'markdown' ? 'md' : 'json';
+    return {
+      blob: await response.blob(),
+      filename: dispositionFilename(response.headers.get('content-disposition')) ?? `parley-${id}.${extension}`,
+      contentType: response.headers.get('content-type'),
+    };
+  }
 
   // ---- runs
-  /** Starts a run; the registered tools go with it as `clientTools`. */
-  startRun(sessionId, { message, modelId, skill, maxIterations, context } = {}) {
-    return this.request('POST', `/sessions/${encodeURIComponent(sessionId)}/runs`,
-      { message, modelId, skill, maxIterations, context, clientTools: this.clientTools() });
+  /**
+   * Sends a message and starts a run; the registered tools go with it as `clientTools`. The message carries a
+   * client message id (`clientMessageId`, a new one unless given), so a send that failed on the network is
+   * sent again as is (see `sendRetries`) and the server starts one run however often it arrived: the ticket
+   * is the first run's (`replayed: true` when the server had it already).
+   */
+  startRun(sessionId, { message, modelId, skill, maxIterations, context, clientMessageId = newClientMessageId() } = {}) {
+    return this.sendSafely(`/sessions/${encodeURIComponent(sessionId)}/runs`,
+      { message, modelId, skill, maxIterations, context, clientTools: this.clientTools(), clientMessageId });
+  }
+  /**
+   * Edits a user message: a new message beside it, on a new branch that becomes the active one, answered by
+   * a new run (its ticket). Sent safely, like startRun.
+   */
+  editMessage(messageId, { text, modelId, skill, maxIterations, context, clientMessageId = newClientMessageId() } = {}) {
+    return this.sendSafely(`/messages/${encodeURIComponent(messageId)}/edit`,
+      { text, modelId, skill, maxIterations, context, clientTools: this.clientTools(), clientMessageId });
+  }
+  /** Makes the branch through this message (e.g. an edit's sibling) the active one; the thread view, as getSession. */
+  switchBranch(messageId) {
+    return this.request('POST', `/messages/${encodeURIComponent(messageId)}/activate`);
+  }
+  /** POSTs a body with a client message id, again after a failure asking again may fix (the id makes it safe). */
+  async sendSafely(path, body) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request('POST', path, body);
+      } catch (e) {
+        if (!(e instanceof ParleyError) || !retryable(e.status) || attempt >= this.sendRetries) throw e;
+        await this.sleep(this.reconnectDelays[Math.min(attempt, this.reconnectDelays.length - 1)]);
+      }
+    }
   }
   /** `{run, lastSeq, pendingClarifies, pendingInputs}`: the run and what waits for the person. */
   state(runId) {

@@ -22,7 +22,7 @@ public record ThreadView(
         ChatThread thread,
         List<Message> messages,
         Map<String, VariantPosition> variants,
-        Map<String, VariantPosition> branches,
+        Map<String, BranchPosition> branches,
         @Nullable String olderCursor) {
 
     public ThreadView {

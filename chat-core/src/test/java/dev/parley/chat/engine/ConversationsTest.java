@@ -74,13 +74,16 @@ class ConversationsTest extends EngineTestSupport {
         ThreadView view = engine.getThread(ALICE, threadId);
         assertThat(topLevelIds(view)).containsExactly(first.userMessageId(), first.assistantMessageId(),
                 edited.userMessageId(), edited.assistantMessageId());
-        assertThat(view.branches()).containsEntry(edited.userMessageId(), new VariantPosition(1, 2))
-                .containsEntry(first.userMessageId(), new VariantPosition(0, 1));
+        assertThat(view.branches())
+                .containsEntry(edited.userMessageId(),
+                        new BranchPosition(1, 2, List.of(second.userMessageId(), edited.userMessageId())))
+                .containsEntry(first.userMessageId(), new BranchPosition(0, 1, List.of(first.userMessageId())));
 
         ThreadView old = engine.switchBranch(ALICE, second.userMessageId());
         assertThat(topLevelIds(old)).as("the old branch and its answer stay").containsExactly(first.userMessageId(),
                 first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
-        assertThat(old.branches()).containsEntry(second.userMessageId(), new VariantPosition(0, 2));
+        assertThat(old.branches()).containsEntry(second.userMessageId(),
+                new BranchPosition(0, 2, List.of(second.userMessageId(), edited.userMessageId())));
 
         RunTicket onOld = send(engine, threadId, "what to eat there?");
         assertThat(store.findMessage(onOld.userMessageId()).orElseThrow().parentMessageId())

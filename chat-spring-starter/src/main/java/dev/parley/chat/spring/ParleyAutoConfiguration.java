@@ -65,6 +65,9 @@ public class ParleyAutoConfiguration {
                 .deliveryThreads(properties.getEngine().getDeliveryThreads())
                 .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
         hostActions.orderedStream().forEach(builder::hostAction);
+        if (properties.getEngine().getEventRetention() != null) {
+            builder.eventRetention(properties.getEngine().getEventRetention());
+        }
         coordinator.ifAvailable(value -> builder.coordinator(value)
                 .leaseTimeout(properties.getCluster().getLeaseTimeout())
                 .controlTimeout(properties.getCluster().getControlTimeout()));

@@ -267,6 +267,19 @@ public class ParleyProperties {
         private Duration clientToolTimeout = EngineLimits.defaults().clientToolTimeout();
         /** Threads that deliver events to subscribers (SSE streams format events on them, never wait on a client). */
         private int deliveryThreads = ChatEngine.Builder.DEFAULT_DELIVERY_THREADS;
+        /**
+         * Compact the event logs of runs that ended longer ago than this (checked hourly), keeping their
+         * messages; unset (the default), event logs are kept for good.
+         */
+        private @Nullable Duration eventRetention;
+
+        public @Nullable Duration getEventRetention() {
+            return eventRetention;
+        }
+
+        public void setEventRetention(@Nullable Duration eventRetention) {
+            this.eventRetention = eventRetention;
+        }
 
         public DoubleTexting getDoubleTexting() {
             return doubleTexting;

@@ -3,6 +3,7 @@ package dev.parley.chat.spring;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.internal.ChatController;
 import dev.parley.chat.spring.internal.JsonBodies;
+import dev.parley.chat.spring.internal.MessagesController;
 import dev.parley.chat.spring.internal.OwnerResolvers;
 import dev.parley.chat.spring.internal.RunInputsController;
 import dev.parley.chat.spring.internal.SseStreams;
@@ -57,6 +58,15 @@ public class ParleyWebAutoConfiguration {
     public ChatController parleyChatController(ChatEngine engine, OwnerResolver owners, ParleySse sse,
             ParleyProperties properties) {
         return new ChatController(engine, owners, sse, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
+    }
+
+    /** The endpoints on one message (regenerate, edit, activate, feedback), switched with the others. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "parley.web.enabled", matchIfMissing = true)
+    public MessagesController parleyMessagesController(ChatEngine engine, OwnerResolver owners,
+            ParleyProperties properties) {
+        return new MessagesController(engine, owners, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
     }
 
     /** The run-state and answer endpoints (pending inputs), switched with the others. */

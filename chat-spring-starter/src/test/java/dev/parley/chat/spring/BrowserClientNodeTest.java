@@ -29,6 +29,12 @@ class BrowserClientNodeTest {
     }
 
     @Test
+    void theClientSendsSafelyEditsSearchesAndExportsAgainstALiveServer() throws Exception {
+        NodeTests.assertPasses("src/test/js/conversations.test.mjs",
+                Map.of("PARLEY_BASE_URL", "http://localhost:" + port + "/api/chat"));
+    }
+
+    @Test
     void theClientScriptsAreServedByTheStarter() {
         HttpSupport http = new HttpSupport(port);
         HttpSupport.Reply client = http.get(null, "/parley/parley-client.js");

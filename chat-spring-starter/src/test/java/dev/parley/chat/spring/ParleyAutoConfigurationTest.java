@@ -12,6 +12,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.spring.internal.ChatController;
+import dev.parley.chat.spring.internal.MessagesController;
 import dev.parley.chat.spring.internal.RunInputsController;
 import dev.parley.chat.spring.internal.ParleyMetrics;
 import dev.parley.chat.store.ChatStore;
@@ -65,10 +66,27 @@ class ParleyAutoConfigurationTest {
             assertThat(context.getBean(ChatStore.class)).isInstanceOf(InMemoryChatStore.class);
             assertThat(context).hasSingleBean(ChatController.class);
             assertThat(context).hasSingleBean(RunInputsController.class);
+            assertThat(context).hasSingleBean(MessagesController.class);
             assertThat(context).hasSingleBean(ParleySse.class);
             assertThat(context).hasSingleBean(ParleyFlux.class);
             assertThat(context).doesNotHaveBean("parleyMissingRuntimeWarning");
         });
+    }
+
+    @Test
+    void theEventRetentionIsOffByDefaultAndGoesToTheEngineBuilder() {
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime).run(context ->
+                assertThat(context.getBean(ParleyProperties.class).getEngine().getEventRetention()).isNull());
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.engine.event-retention=P30D").run(context -> {
+                    assertThat(context).hasSingleBean(ChatEngine.class);
+                    assertThat(context.getBean(ParleyProperties.class).getEngine().getEventRetention())
+                            .isEqualTo(java.time.Duration.ofDays(30));
+                });
+        web.withBean(RuntimeAdapter.class, ParleyAutoConfigurationTest::runtime)
+                .withPropertyValues("parley.engine.event-retention=0s").run(context ->
+                        assertThat(context).hasFailed().getFailure().rootCause()
+                                .hasMessageContaining("eventRetention must be positive"));
     }
 
     @Test

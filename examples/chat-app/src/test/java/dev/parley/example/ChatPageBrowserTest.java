@@ -384,4 +384,84 @@ class ChatPageBrowserTest {
         assertThat(lastAnswerText()).contains("Refunded (simulated)");
         wait.until(d -> lastSummary().contains("Allowed refund_order once") && !lastSummary().contains("edited"));
     }
+
+    // ------------------------------------------------------------------ edits and branches, search, downloads
+
+    private String lastUserText() {
+        return (String) js("const u = [...document.querySelectorAll('.user')].pop(); return u ? u.innerText : '';");
+    }
+
+    private String lastBranchPosition() {
+        return (String) js("const p = [...document.querySelectorAll('.user-turn .branch-position')].pop();"
+                + " return p ? p.innerText : '';");
+    }
+
+    @Test
+    @Order(12)
+    void anEditedMessageGetsASwitcherBetweenItsBranches() throws IOException {
+        driver.findElement(By.id("new-session")).click();
+        send("plan a weekend away");
+        awaitLastAnswerStatus("COMPLETED");
+        send("what about Lisbon?");
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(lastBranchPosition()).as("no switcher before an edit").isEmpty();
+
+        click(".user-turn [data-action='edit']");
+        WebElement box = waitFor(".edit-input");
+        assertThat(box.getAttribute("value")).isEqualTo("what about Lisbon?");
+        box.sendKeys(Keys.chord(Keys.CONTROL, "a"), "what about Porto?");
+        click("[data-action='edit-save']");
+        wait.until(d -> "what about Porto?".equals(lastUserText()) && "2 / 2".equals(lastBranchPosition()));
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(js("return [...document.querySelectorAll('.user')].map(u => u.innerText)"))
+                .asList().containsExactly("plan a weekend away", "what about Porto?");
+        screenshot("13-edited-branch");
+
+        click(".user-turn .branch-switcher button[title='Previous version']");
+        wait.until(d -> "what about Lisbon?".equals(lastUserText()) && "1 / 2".equals(lastBranchPosition()));
+        assertThat(count("article.assistant")).as("the old branch with its answer").isEqualTo(2);
+        screenshot("14-switched-back");
+        click(".user-turn .branch-switcher button[title='Next version']");
+        wait.until(d -> "what about Porto?".equals(lastUserText()) && "2 / 2".equals(lastBranchPosition()));
+
+        driver.navigate().refresh();
+        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+        wait.until(d -> "what about Porto?".equals(lastUserText()) && "2 / 2".equals(lastBranchPosition()));
+    }
+
+    @Test
+    @Order(13)
+    void theSearchBoxFindsAConversationAndItDownloads() throws IOException, InterruptedException {
+        String session = ((String) js("return location.hash")).replace("#/s/", "");
+        driver.findElement(By.id("new-session")).click();
+        WebElement search = driver.findElement(By.id("session-search"));
+        search.sendKeys("Porto");
+        wait.until(d -> count("#sessions .session.hit") == 1);
+        assertThat((String) js("return document.querySelector('#sessions .session.hit .snippet').innerText"))
+                .contains("Porto");
+        screenshot("15-search");
+        search.sendKeys(Keys.chord(Keys.CONTROL, "a"), "\"unbalanced NEAR *");
+        wait.until(d -> count("#sessions .session.hit") == 0 && d.findElement(By.id("search-note")).isDisplayed());
+        assertThat(driver.findElement(By.id("error-bar")).isDisplayed()).as("no error, just no match").isFalse();
+        search.sendKeys(Keys.chord(Keys.CONTROL, "a"), "weekend");
+        wait.until(d -> count("#sessions .session.hit") == 1);
+        click("#sessions .session.hit");
+        wait.until(d -> ("#/s/" + session).equals(js("return location.hash")) && "what about Porto?".equals(lastUserText()));
+        search.sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.BACK_SPACE);
+        wait.until(d -> count("#sessions .session.hit") == 0 && count("#sessions .session") > 1);
+
+        Path downloads = Files.createDirectories(Paths.get("target", "downloads").toAbsolutePath());
+        Path file = downloads.resolve("parley-" + session + ".md");
+        Files.deleteIfExists(file);
+        driver.executeCdpCommand("Browser.setDownloadBehavior",
+                java.util.Map.of("behavior", "allow", "downloadPath", downloads.toString()));
+        click("#export-markdown");
+        wait.until(d -> Files.exists(file));
+        String markdown = "";
+        for (int i = 0; i < 100 && !markdown.contains("what about Porto?"); i++) {
+            Thread.sleep(50);
+            markdown = Files.readString(file);
+        }
+        assertThat(markdown).contains("plan a weekend away", "what about Porto?").doesNotContain("what about Lisbon?");
+    }
 }

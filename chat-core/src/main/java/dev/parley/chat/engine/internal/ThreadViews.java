@@ -2,6 +2,7 @@ package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ThreadView;
+import dev.parley.chat.engine.BranchPosition;
 import dev.parley.chat.engine.VariantPosition;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Message;
@@ -167,13 +168,15 @@ public final class ThreadViews {
         return variants;
     }
 
-    private Map<String, VariantPosition> userPositions(ChatThread thread, List<Message> top) {
+    private Map<String, BranchPosition> userPositions(ChatThread thread, List<Message> top) {
         List<String> users = top.stream().filter(m -> m.kind() == MessageKind.USER).map(Message::id).toList();
         Map<String, List<String>> siblings = users.isEmpty() ? Map.of()
                 : ctx.store.findUserSiblingIds(thread.id(), users);
-        Map<String, VariantPosition> branches = new LinkedHashMap<>();
+        Map<String, BranchPosition> branches = new LinkedHashMap<>();
         for (String id : users) {
-            branches.put(id, position(siblings.getOrDefault(id, List.of()), id));
+            List<String> ids = siblings.getOrDefault(id, List.of());
+            int index = ids.indexOf(id);
+            branches.put(id, index < 0 ? new BranchPosition(0, 1, List.of(id)) : new BranchPosition(index, ids.size(), ids));
         }
         return branches;
     }

@@ -4,21 +4,26 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineLimits;
+import dev.parley.chat.engine.ExportFormat;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
-import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.engine.ThreadPage;
 import dev.parley.chat.engine.ThreadUpdate;
 import dev.parley.chat.model.ChatThread;
-import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleySse;
+import dev.parley.chat.store.ThreadSearchHit;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
+import org.springframework.http.ContentDisposition;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -33,8 +38,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}: sessions, runs,
- * streams, messages and selectors ({@link RunInputsController} has what a waiting run asks). Bodies are
+ * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}: sessions (with
+ * search and export), runs, streams and selectors ({@link RunInputsController} has what a waiting run asks,
+ * {@link MessagesController} what is done to one message). Bodies are
  * JSON written by Parley's codec, and must be declared JSON ({@code 415} otherwise, see {@link JsonBodies});
  * errors are RFC 9457 problem details carrying the error code.
  */
@@ -63,12 +69,20 @@ public class ChatController extends ParleyEndpoints {
         return JsonBodies.json(HttpStatus.CREATED, thread);
     }
 
+    /**
+     * The caller's sessions, newest activity first; with a non-blank {@code q}, the sessions matching it, best
+     * first, as {@code {thread, snippet, messageId?}} hits (the cursor is then an offset into the hits).
+     */
     @GetMapping("/sessions")
     public ResponseEntity<byte[]> listSessions(HttpServletRequest request,
+            @RequestParam(name = "q", required = false) @Nullable String query,
             @RequestParam(name = "cursor", required = false) @Nullable String cursor,
             @RequestParam(name = "limit", required = false) @Nullable String limit) {
         String owner = owner(request);
         int size = intParam("limit", limit, engineDefaultPage());
+        if (query != null && !query.isBlank()) {
+            return JsonBodies.ok(search(owner, query, cursor, size));
+        }
         ThreadPage threads = engine.listThreads(owner, cursor == null || cursor.isEmpty() ? null : cursor, size);
         Map<String, Object> page = new LinkedHashMap<>();
         page.put("items", threads.threads());
@@ -77,6 +91,18 @@ public class ChatController extends ParleyEndpoints {
         }
         page.put("limit", size);
         return JsonBodies.ok(page);
+    }
+
+    private Map<String, Object> search(String owner, String query, @Nullable String cursor, int size) {
+        int offset = cursor == null || cursor.isEmpty() ? 0 : intParam("cursor", cursor, 0);
+        List<ThreadSearchHit> hits = engine.searchThreads(owner, query, offset, size);
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("items", hits);
+        if (hits.size() == size && !engine.searchThreads(owner, query, offset + size, 1).isEmpty()) {
+            page.put("nextCursor", String.valueOf(offset + size));
+        }
+        page.put("limit", size);
+        return page;
     }
 
     @GetMapping("/sessions/{id}")
@@ -114,6 +140,38 @@ public class ChatController extends ParleyEndpoints {
         return JsonBodies.ok(engine.updateThread(owner, id, update.build()));
     }
 
+    /**
+     * The session written out, streamed as it is read: {@code format=json} (the default; every branch and step,
+     * docs/EXPORT.md) or {@code markdown} (the active branch). An unknown format is {@code 400}.
+     */
+    @GetMapping("/sessions/{id}/export")
+    public void export(HttpServletRequest request, HttpServletResponse response, @PathVariable("id") String id,
+            @RequestParam(name = "format", required = false) @Nullable String format) throws IOException {
+        String owner = owner(request);
+        ExportFormat chosen = exportFormat(format);
+        engine.getThread(owner, id, null, 1);
+        boolean json = chosen == ExportFormat.JSON;
+        response.setContentType(json ? "application/json;charset=UTF-8" : "text/markdown;charset=UTF-8");
+        response.setHeader(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment()
+                .filename("parley-" + id + (json ? ".json" : ".md"), StandardCharsets.UTF_8).build().toString());
+        engine.exportThread(owner, id, chosen, response.getOutputStream());
+    }
+
+    private static ExportFormat exportFormat(@Nullable String format) {
+        if (format == null || format.isBlank()) {
+            return ExportFormat.JSON;
+        }
+        switch (format.strip().toLowerCase(Locale.ROOT)) {
+            case "json":
+                return ExportFormat.JSON;
+            case "markdown":
+            case "md":
+                return ExportFormat.MARKDOWN;
+            default:
+                throw ChatException.invalidInput("format must be \"json\" or \"markdown\", got '" + format + "'");
+        }
+    }
+
     @DeleteMapping("/sessions/{id}")
     public ResponseEntity<byte[]> deleteSession(HttpServletRequest request, @PathVariable("id") String id) {
         engine.deleteThread(owner(request), id);
@@ -122,15 +180,22 @@ public class ChatController extends ParleyEndpoints {
 
     // ------------------------------------------------------------------ runs
 
+    /**
+     * Sends a message: {@code 202} with the new run's ticket, or {@code 200} with the first run's ticket when
+     * the client message id ({@code clientMessageId} or {@code Idempotency-Key}) was sent before with the same
+     * request; the same id with another request is {@code 409}.
+     */
     @PostMapping("/sessions/{id}/runs")
-    public ResponseEntity<byte[]> startRun(HttpServletRequest request, @PathVariable("id") String id) {
+    public ResponseEntity<byte[]> startRun(HttpServletRequest request, @PathVariable("id") String id,
+            @RequestHeader(name = RunBodies.IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey) {
         String owner = owner(request);
         JsonNode body = bodies.object(request);
-        StartRun run = new StartRun(JsonBodies.requiredText(body, "message"), JsonBodies.optionalText(body, "modelId"),
-                JsonBodies.optionalText(body, "skill"), JsonBodies.optionalInt(body, "maxIterations"),
-                JsonBodies.optionalObject(body, "context")).withClientTools(InputBodies.clientTools(body));
-        RunTicket ticket = engine.startRun(owner, id, run);
-        return JsonBodies.json(HttpStatus.ACCEPTED, ticket);
+        return ticket(engine.startRun(owner, id, RunBodies.startRun(body, "message", idempotencyKey)));
+    }
+
+    /** A run ticket: {@code 202} for a run just started or queued, {@code 200} for a replayed request. */
+    static ResponseEntity<byte[]> ticket(RunTicket ticket) {
+        return JsonBodies.json(ticket.replayed() ? HttpStatus.OK : HttpStatus.ACCEPTED, ticket);
     }
 
     @GetMapping(path = "/runs/{runId}/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
@@ -144,30 +209,6 @@ public class ChatController extends ParleyEndpoints {
     @PostMapping("/runs/{runId}/cancel")
     public ResponseEntity<byte[]> cancel(HttpServletRequest request, @PathVariable("runId") String runId) {
         return JsonBodies.json(HttpStatus.ACCEPTED, engine.cancel(owner(request), runId));
-    }
-
-    // ------------------------------------------------------------------ messages
-
-    /** The body is optional ({@code {clientTools?}}); without one no client tools go with the new run. */
-    @PostMapping("/messages/{id}/regenerate")
-    public ResponseEntity<byte[]> regenerate(HttpServletRequest request, @PathVariable("id") String id) {
-        String owner = owner(request);
-        JsonNode body = bodies.objectIfAny(request);
-        return JsonBodies.json(HttpStatus.ACCEPTED, engine.regenerate(owner, id, InputBodies.clientTools(body)));
-    }
-
-    @PostMapping("/messages/{id}/feedback")
-    public ResponseEntity<byte[]> feedback(HttpServletRequest request, @PathVariable("id") String id) {
-        String owner = owner(request);
-        JsonNode body = bodies.object(request);
-        String rating = JsonBodies.requiredText(body, "rating");
-        FeedbackRating parsed;
-        try {
-            parsed = FeedbackRating.valueOf(rating.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw ChatException.invalidInput("\"rating\" must be \"up\" or \"down\"");
-        }
-        return JsonBodies.ok(engine.feedback(owner, id, parsed, JsonBodies.optionalText(body, "comment")));
     }
 
     // ------------------------------------------------------------------ selectors

@@ -1,0 +1,76 @@
+package dev.parley.chat.spring.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.chat.ChatException;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.model.FeedbackRating;
+import dev.parley.chat.spring.OwnerResolver;
+import jakarta.servlet.http.HttpServletRequest;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * What can be done to one message, under {@code parley.web.base-path}: answer it again (regenerate), edit and
+ * resend it (a new branch), make its branch the active one, rate it. Another owner's message is {@code 404}.
+ */
+@RestController
+@RequestMapping("${parley.web.base-path:/api/chat}")
+public class MessagesController extends ParleyEndpoints {
+    private final ChatEngine engine;
+    private final JsonBodies bodies;
+
+    public MessagesController(ChatEngine engine, OwnerResolver owners, JsonBodies bodies) {
+        super(owners);
+        this.engine = engine;
+        this.bodies = bodies;
+    }
+
+    /** The body is optional ({@code {clientTools?}}); without one no client tools go with the new run. */
+    @PostMapping("/messages/{id}/regenerate")
+    public ResponseEntity<byte[]> regenerate(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        JsonNode body = bodies.objectIfAny(request);
+        return JsonBodies.json(HttpStatus.ACCEPTED, engine.regenerate(owner, id, InputBodies.clientTools(body)));
+    }
+
+    /**
+     * Edits a user message: {@code {text, modelId?, skill?, maxIterations?, context?, clientTools?,
+     * clientMessageId?}} (or the id in an {@code Idempotency-Key} header). A new user message beside the edited
+     * one, answered by a new run: {@code 202} with its ticket, {@code 200} for a replay of the same edit.
+     */
+    @PostMapping("/messages/{id}/edit")
+    public ResponseEntity<byte[]> edit(HttpServletRequest request, @PathVariable("id") String id,
+            @RequestHeader(name = RunBodies.IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey) {
+        String owner = owner(request);
+        JsonNode body = bodies.object(request);
+        return ChatController.ticket(engine.editMessage(owner, id, RunBodies.startRun(body, "text", idempotencyKey)));
+    }
+
+    /** Makes the branch through this user or assistant message the active one; the thread view, as {@code GET /sessions/{id}}. */
+    @PostMapping("/messages/{id}/activate")
+    public ResponseEntity<byte[]> activate(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        return JsonBodies.ok(engine.switchBranch(owner, id));
+    }
+
+    @PostMapping("/messages/{id}/feedback")
+    public ResponseEntity<byte[]> feedback(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        JsonNode body = bodies.object(request);
+        String rating = JsonBodies.requiredText(body, "rating");
+        FeedbackRating parsed;
+        try {
+            parsed = FeedbackRating.valueOf(rating.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ChatException.invalidInput("\"rating\" must be \"up\" or \"down\"");
+        }
+        return JsonBodies.ok(engine.feedback(owner, id, parsed, JsonBodies.optionalText(body, "comment")));
+    }
+}
