@@ -9,6 +9,7 @@ import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.SkillResolver;
 import dev.parley.chat.store.InMemoryChatStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

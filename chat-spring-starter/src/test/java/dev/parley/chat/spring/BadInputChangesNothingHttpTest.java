@@ -240,6 +240,32 @@ class BadInputChangesNothingHttpTest {
         resume.bad(ALICE, json, "{\"clarifyId\":\"" + w.input() + "\"}", 400);
         resume.bad(BOB, json, "{\"clarifyId\":\"" + w.input() + "\",\"answer\":\"Paris\"}", 404);
         resume.common();
+        Endpoint edit = new Endpoint(cases, "POST", "/messages/{id}/edit", BASE + "/messages/" + w.userMessage() + "/edit");
+        edit.bad(ALICE, json, "{}", 400);
+        edit.bad(ALICE, json, "{\"text\":42}", 400);
+        edit.bad(ALICE, json, "{\"text\":\"  \"}", 400);
+        edit.bad(ALICE, json, "{\"text\":\"hi\",\"skill\":\"../../etc/passwd\"}", 400);
+        edit.bad(ALICE, json, "{\"text\":\"hi\",\"modelId\":\"nope\"}", 400);
+        edit.bad(ALICE, json, "{\"text\":\"hi\"", 400);
+        edit.at(BASE + "/messages/" + w.answer() + "/edit").bad(ALICE, json, "{\"text\":\"hi\"}", 400);
+        edit.at(BASE + "/messages/" + w.bobAnswer() + "/edit").bad(ALICE, json, "{\"text\":\"hi\"}", 404);
+        edit.at(BASE + "/messages/" + NO_SUCH_ID + "/edit").bad(ALICE, json, "{\"text\":\"hi\"}", 404);
+        edit.common();
+
+        Endpoint activate = new Endpoint(cases, "POST", "/messages/{id}/activate",
+                BASE + "/messages/" + w.userMessage() + "/activate");
+        activate.at(BASE + "/messages/" + w.bobAnswer() + "/activate").bad(ALICE, null, null, 404);
+        activate.at(BASE + "/messages/" + NO_SUCH_ID + "/activate").bad(ALICE, null, null, 404);
+        activate.common();
+
+        Endpoint agui = new Endpoint(cases, "POST", "/agui", BASE + "/agui");
+        agui.bad(ALICE, json, "{}", 400);
+        agui.bad(ALICE, json, "[]", 400);
+        agui.bad(ALICE, json, "{\"threadId\":\"" + w.session() + "\"", 400);
+        agui.bad(ALICE, json, "{\"threadId\":\"" + w.bobSession() + "\",\"runId\":\"r-bad\",\"messages\":"
+                + "[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"hi\"}]}", 404);
+        agui.common();
+
         // the waiting run's script gives up after 30 s without an answer: the cases aimed at it go first
         cases.sort(Comparator.comparing(c -> !(c.path().contains(w.waitingRun()) || c.path().contains(w.waitingSession()))));
         return cases;
