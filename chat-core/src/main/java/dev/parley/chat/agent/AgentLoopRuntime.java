@@ -111,6 +111,15 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
         return skills.get();
     }
 
+    /**
+     * Always: {@link #skills()} is every skill the loop has a system prompt for, so a skill outside it (or any
+     * skill, with none configured) is refused before anything is stored rather than run without its prompt.
+     */
+    @Override
+    public boolean offersOnlyListedSkills() {
+        return true;
+    }
+
     private static java.util.concurrent.ThreadFactory daemon() {
         AtomicInteger count = new AtomicInteger();
         return runnable -> {

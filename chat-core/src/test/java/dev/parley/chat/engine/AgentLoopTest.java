@@ -2,7 +2,10 @@ package dev.parley.chat.engine;
 
 import static dev.parley.chat.testing.ScriptedModel.Reply.reply;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.agent.ModelFailure;
 import dev.parley.chat.agent.ModelMessage;
@@ -209,6 +212,24 @@ class AgentLoopTest {
             // The run can end before the loop's thread has cancelled the call it was reading.
             assertThat(dev.parley.chat.testing.Await.until(model::cancels, c -> c > 0, "the model call's cancel"))
                     .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aSkillTheLoopHasNoPromptForIsRefusedBeforeAnythingIsStored() {
+        ScriptedModel model = ScriptedModel.replying(reply().text("Hi"));
+        try (ChatEngine withSkills = engine(model);
+                ChatEngine withoutSkills = ChatEngine.builder().store(store)
+                        .runtime(AgentLoopRuntime.builder(model).build()).build()) {
+            for (ChatEngine engine : List.of(withSkills, withoutSkills)) {
+                String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+                assertThatThrownBy(() -> engine.startRun(ALICE, threadId,
+                        new StartRun("hi", null, "../../etc/passwd", null, Map.of())))
+                        .isInstanceOfSatisfying(ChatException.class,
+                                e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
+                assertThat(store.listTopLevelMessages(threadId, null, 10)).isEmpty();
+            }
+            assertThat(model.requests()).isEmpty();
         }
     }
 
