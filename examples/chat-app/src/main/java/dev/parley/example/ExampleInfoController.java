@@ -1,5 +1,6 @@
 package dev.parley.example;
 
+import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.simulator.BridgeSimulator;
@@ -11,29 +12,27 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Tells the page which runtime it talks to, so it can say when it is a simulator, and whether that runtime
- * can call the page's own tool (Hermes' API server cannot).
+ * Tells the page which runtime it talks to (the one the engine runs, whatever the properties asked for), so
+ * it can say when it is a simulator, and whether that runtime can call the page's own tool (Hermes' API
+ * server cannot).
  */
 @RestController
 class ExampleInfoController {
     private final ObjectProvider<BridgeSimulator> simulator;
     private final ChatEngine engine;
-    private final String runtime;
     private final String openAiModel;
 
     ExampleInfoController(ObjectProvider<BridgeSimulator> simulator, ChatEngine engine,
-            @Value("${parley.example.runtime:simulator}") String runtime,
             @Value("${parley.example.openai.model:llama3.2}") String openAiModel) {
         this.simulator = simulator;
         this.engine = engine;
-        this.runtime = runtime;
         this.openAiModel = openAiModel;
     }
 
     @GetMapping("/api/example/info")
     Map<String, Object> info() {
         Map<String, Object> info = new LinkedHashMap<>();
-        if (runtime.equals("openai")) {
+        if (engine.runtime() instanceof AgentLoopRuntime) {
             info.put("runtime", "openai");
             info.put("description", "Parley's agent loop on " + openAiModel
                     + " at an OpenAI-compatible server (parley.example.openai.base-url).");
