@@ -62,6 +62,16 @@ final class ChatPage implements AutoCloseable {
         return new ChatPage(new ChromeDriver(service, options));
     }
 
+    /** The browser, for what this page object does not cover. */
+    ChromeDriver driver() {
+        return driver;
+    }
+
+    /** The wait every method here uses: 30 s, polled every 50 ms, stale elements retried. */
+    WebDriverWait waiter() {
+        return wait;
+    }
+
     /** Opens the page and waits until it has asked the app which runtime it talks to. */
     void open(int port) {
         driver.get("http://localhost:" + port + "/");
@@ -102,6 +112,11 @@ final class ChatPage implements AutoCloseable {
     /** The visible text of the newest answer. */
     String lastAnswerText() {
         return (String) js("const a = [...document.querySelectorAll('article.assistant .answer')].pop(); return a ? a.innerText : '';");
+    }
+
+    /** All text of the newest answer's card, folded details included. */
+    String lastAnswerCard() {
+        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.textContent : '';");
     }
 
     /** The summary line of the newest answer's folded steps. */

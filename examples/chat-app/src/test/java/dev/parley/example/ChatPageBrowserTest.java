@@ -6,31 +6,19 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
-import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -48,10 +36,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
         })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ChatPageBrowserTest {
-    private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
-    private static final Path SCREENSHOTS = Paths.get("target/screenshots");
-
+    private static ChatPage page;
     private static ChromeDriver driver;
     private static WebDriverWait wait;
 
@@ -61,106 +46,72 @@ class ChatPageBrowserTest {
     @BeforeAll
     static void startBrowser() throws IOException {
         Files.deleteIfExists(Paths.get("target/browser-test.db"));
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "SKIPPED: no browser here. The chat page test needs Debian's chromium and chromium-driver "
-                        + "(/usr/bin/chromium, /usr/bin/chromedriver); .ci/run installs them with apt-get.");
-        Files.createDirectories(SCREENSHOTS);
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toString());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--window-size=1400,1000",
-                "--user-data-dir=" + Files.createTempDirectory("parley-chromium"));
-        LoggingPreferences logs = new LoggingPreferences();
-        logs.enable(LogType.BROWSER, Level.ALL);
-        options.setCapability("goog:loggingPrefs", logs);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
-        driver = new ChromeDriver(service, options);
-        wait = new WebDriverWait(driver, Duration.ofSeconds(30));
-        wait.pollingEvery(Duration.ofMillis(50)).ignoring(StaleElementReferenceException.class);
+        page = ChatPage.start();
+        driver = page.driver();
+        wait = page.waiter();
     }
 
-    /** The page's console, printed after each test so that a failure shows what the page said. */
+    /** A screenshot and the page's console after each test, so that a failure shows what the page said. */
     @AfterEach
     void printConsole(org.junit.jupiter.api.TestInfo test) throws IOException {
-        if (driver != null) {
-            screenshot("after-" + test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("test"));
-            for (LogEntry entry : driver.manage().logs().get(LogType.BROWSER)) {
-                System.out.println("[browser " + entry.getLevel() + "] " + entry.getMessage());
-            }
-        }
+        screenshot("after-" + test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("test"));
+        page.printConsole();
     }
 
     @AfterAll
     static void stopBrowser() {
-        if (driver != null) {
-            driver.quit();
+        if (page != null) {
+            page.close();
         }
     }
 
     /** The first test opens the page; the others go on in the same conversation. */
     private void openPage() {
-        driver.get("http://localhost:" + port + "/");
-        wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("runtime-badge")));
+        page.open(port);
     }
 
-    /** Types a message, sends it with Enter, and waits until the page shows it with its answer. */
     private void send(String text) {
-        long before = count(".user");
-        WebElement input = driver.findElement(By.id("input"));
-        input.sendKeys(text);
-        input.sendKeys(Keys.ENTER);
-        wait.until(d -> count(".user") > before && text.equals(js(
-                "return [...document.querySelectorAll('.user')].pop().innerText")) && !lastAnswerStatus().isEmpty());
+        page.send(text);
     }
 
     private WebElement waitFor(String css) {
-        return wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(css)));
+        return page.waitFor(css);
     }
 
-    /** Runs a script in the page; reading the DOM in one go avoids racing the page's re-renders. */
     private Object js(String script, Object... args) {
-        return ((JavascriptExecutor) driver).executeScript(script, args);
+        return page.js(script, args);
     }
 
     private long count(String css) {
-        return (Long) js("return document.querySelectorAll(arguments[0]).length", css);
+        return page.count(css);
     }
 
     private String lastAnswerStatus() {
-        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.dataset.status : '';");
+        return page.lastAnswerStatus();
     }
 
-    /** The visible text of the newest answer. */
     private String lastAnswerText() {
-        return (String) js("const a = [...document.querySelectorAll('article.assistant .answer')].pop(); return a ? a.innerText : '';");
+        return page.lastAnswerText();
     }
 
-    /** All text of the newest answer's card, folded details included. */
     private String lastAnswerCard() {
-        return (String) js("const a = [...document.querySelectorAll('article.assistant')].pop(); return a ? a.textContent : '';");
+        return page.lastAnswerCard();
     }
 
     private void awaitLastAnswerStatus(String status) {
-        wait.until(d -> status.equals(lastAnswerStatus()));
+        page.awaitLastAnswerStatus(status);
     }
 
-    /** Clicks the first element matching {@code css}, retrying while the page re-renders it. */
     private void click(String css) {
-        wait.until(d -> {
-            List<WebElement> found = d.findElements(By.cssSelector(css));
-            if (found.isEmpty()) {
-                return false;
-            }
-            found.get(found.size() - 1).click();
-            return true;
-        });
+        page.click(css);
     }
 
     private void screenshot(String name) throws IOException {
-        Path file = SCREENSHOTS.resolve(name + ".png");
-        Files.write(file, ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+        page.screenshot(name);
+    }
+
+    private String lastSummary() {
+        return page.lastSummary();
     }
 
     @Test
@@ -309,11 +260,6 @@ class ChatPageBrowserTest {
                 + "t.dispatchEvent(new Event('input', {bubbles: true}));", json);
     }
 
-    /** The summary line of the newest answer's folded steps. */
-    private String lastSummary() {
-        return (String) js("const s = [...document.querySelectorAll('article.assistant details.summary > summary')].pop();"
-                + " return s ? s.innerText : '';");
-    }
 
     @Test
     @Order(8)
