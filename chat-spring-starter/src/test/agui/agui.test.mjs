@@ -290,7 +290,10 @@ test('a shorter history with a new message is an edit: a new branch beside the o
   const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
   const users = thread.messages.filter((m) => m.type === 'user');
   assert.deepEqual(users.map((m) => m.clientMessageId), [first, replacement]);
-  assert.deepEqual(thread.branches[users[1].id], { index: 1, count: 2 }, 'the old second question is kept beside');
+  const fork = thread.branches[users[1].id];
+  assert.deepEqual([fork.index, fork.count], [1, 2], 'the old second question is kept beside');
+  assert.equal(fork.siblingIds.length, 2);
+  assert.ok(fork.siblingIds.includes(users[1].id));
 });
 
 test('history the thread does not have is a RUN_ERROR, and changes nothing', async () => {

@@ -25,6 +25,9 @@ import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ToolResult;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.time.Duration;
@@ -32,6 +35,8 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Approvals, client tools and clarify questions as pending inputs: one life cycle, one answer call. */
@@ -381,6 +386,37 @@ class PendingInputsTest extends EngineTestSupport {
         assertThat(events.get(events.size() - 1).event()).isInstanceOfSatisfying(AgentStreamEvent.RunFinished.class,
                 end -> assertThat(end.reason()).contains("ask-1 expired"));
         assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris")));
+    }
+
+    @Test
+    void whileAQuestionIsBeingStoredTheStateShowsNeitherItsSeqNorTheQuestion() throws Exception {
+        CountDownLatch storing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("write") && !((StoreBatch) args[0]).inputs().isEmpty() && storing.getCount() > 0) {
+                storing.countDown();
+                assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome"))));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+        assertThat(storing.await(10, TimeUnit.SECONDS)).as("the question's flush to start").isTrue();
+
+        RunState whileStoring = engine.state(ALICE, ticket.runId());
+        release.countDown();
+        awaitPending(engine, ticket.runId(), InputKind.CLARIFY);
+        long questionSeq = real.readEvents(ticket.runId(), 0, 100).stream()
+                .filter(e -> e.event() instanceof AgentStreamEvent.InputRequested).mapToLong(e -> e.seq()).findFirst()
+                .orElseThrow();
+        assertThat(whileStoring.pendingInputs()).as("the question is not visible before it is stored").isEmpty();
+        assertThat(whileStoring.lastSeq()).as("nor is its seq: a caller subscribing after it would miss the question")
+                .isLessThan(questionSeq);
+        assertThat(engine.state(ALICE, ticket.runId()).lastSeq()).isGreaterThanOrEqualTo(questionSeq);
+        assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
     }
 
     @Test

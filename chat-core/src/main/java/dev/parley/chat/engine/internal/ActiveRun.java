@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.engine.RunState;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.input.InputAnswer;
@@ -152,6 +153,17 @@ public final class ActiveRun {
 
     synchronized long lastSeq() {
         return lastSeq;
+    }
+
+    /**
+     * What callers may see of the run, read at one instant: the published record, the newest visible seq
+     * and the pending inputs as of that seq. An input request is visible only once it is stored, and the
+     * seq shown never runs ahead of it, so a caller that reads the state and then subscribes after its seq
+     * sees every input that is not in the state.
+     */
+    synchronized RunState state() {
+        long visible = syncSeq > 0 ? Math.min(lastSeq, syncSeq - 1) : lastSeq;
+        return new RunState(published, visible, publishedClarifies, publishedInputs);
     }
 
     /** The run's messages as the reducer holds them now, in order of first appearance. */
@@ -434,6 +446,8 @@ public final class ActiveRun {
             }
             synchronized (this) {
                 syncSeq = 0;
+                publishedInputs = reducer.pendingInputs();
+                publishedClarifies = reducer.pendingClarifies();
             }
             publish(event, statusChanged);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;

@@ -313,8 +313,7 @@ public final class RunManager implements RunHost {
     public RunState state(Run run) {
         ActiveRun active = ctx.activeRuns.get(run.id());
         if (active != null) {
-            return new RunState(active.published(), active.lastSeq(), active.pendingClarifyMessages(),
-                    active.pendingInputs());
+            return active.state();
         }
         List<PendingInput> pending = ctx.store.listPendingInputs(run.id());
         List<ClarifyMessage> clarifies = new ArrayList<>();
