@@ -11,7 +11,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,14 +44,10 @@ class TwoInstancesTest {
     static void startTwoApps() throws Exception {
         postgres = EmbeddedPostgres.builder().start();
         String url = postgres.getJdbcUrl("postgres", "postgres");
-        int portA = freePort();
-        int portB = freePort();
-        apps.add(launch("a", portA, url));
-        apps.add(launch("b", portB, url));
-        first = "http://localhost:" + portA;
-        second = "http://localhost:" + portB;
-        awaitUp(first);
-        awaitUp(second);
+        apps.add(launch("a", url));
+        apps.add(launch("b", url));
+        first = awaitUp("a", apps.get(0));
+        second = awaitUp("b", apps.get(1));
     }
 
     @AfterAll
@@ -68,20 +65,23 @@ class TwoInstancesTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
+    private static Path log(String name) {
+        return Paths.get("target", "two-instances-" + name + ".log");
     }
 
-    /** Starts the example app in its own JVM, with this test's class path. */
-    private static Process launch(String name, int port, String jdbcUrl) throws IOException {
-        Path log = Paths.get("target", "two-instances-" + name + ".log");
+    /**
+     * Starts the example app in its own JVM, with this test's class path, on a port it picks itself (a port
+     * chosen here and freed before the app binds it can be taken meanwhile, e.g. by the other app's Bridge
+     * simulator).
+     */
+    private static Process launch(String name, String jdbcUrl) throws IOException {
+        Path log = log(name);
+        Files.deleteIfExists(log);
         Files.createDirectories(log.getParent());
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xmx384m", "-cp", System.getProperty("java.class.path"),
                 ExampleApplication.class.getName(),
-                "--server.port=" + port,
+                "--server.port=0",
                 "--spring.datasource.url=" + jdbcUrl,
                 "--parley.cluster.enabled=true",
                 "--parley.cluster.instance-id=instance-" + name,
@@ -93,18 +93,27 @@ class TwoInstancesTest {
         return builder.start();
     }
 
-    private static void awaitUp(String base) throws InterruptedException {
+    /** Waits until the app says which port it listens on and answers there; returns its base URL. */
+    private static String awaitUp(String name, Process app) throws IOException, InterruptedException {
+        Pattern started = Pattern.compile("Tomcat started on port (\\d+)");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            try {
-                if (get(base + "/api/example/info").statusCode() == 200) {
-                    return;
+        while (System.nanoTime() < deadline && app.isAlive()) {
+            // read leniently: the log may end in the middle of a character being written
+            Matcher port = started.matcher(Files.exists(log(name))
+                    ? new String(Files.readAllBytes(log(name)), StandardCharsets.UTF_8) : "");
+            if (port.find()) {
+                String base = "http://localhost:" + port.group(1);
+                try {
+                    if (get(base + "/api/example/info").statusCode() == 200) {
+                        return base;
+                    }
+                } catch (IOException notYet) {
+                    // listening, not answering yet
                 }
-            } catch (IOException notYet) {
-                Thread.sleep(250);
             }
+            Thread.sleep(250);
         }
-        throw new AssertionError(base + " did not start; see target/two-instances-*.log");
+        throw new AssertionError("app " + name + " did not start; see " + log(name));
     }
 
     private static HttpResponse<String> get(String url) throws IOException, InterruptedException {
