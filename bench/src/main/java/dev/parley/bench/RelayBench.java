@@ -125,8 +125,8 @@ final class RelayBench {
                 "the limit", "1.00", Report.Verdict.INFO);
         row("1a2", "(diagnostic) EventSource + Jackson readTree per frame (what the adapter parses)", "a2", a, Double.NaN);
         row("1b", "adapter → engine → in-memory store → 1 subscriber", "b", a, 0.5);
-        row("1c", "(b) with the SQLite store", "c", a, Double.NaN);
-        row("1d", "(b) with the PostgreSQL store", "d", a, Double.NaN);
+        row("1c", "(b) with the SQLite store", "c", a, 0.5);
+        row("1d", "(b) with the PostgreSQL store", "d", a, 0.35);
         row("1e", "(b) with 10 subscribers", "e", a, 0.4);
         row("1f", "through the starter's SSE endpoint (Tomcat) to an HTTP client", "f", a, 0.25);
         if (cpuMicros.containsKey("a")) {
