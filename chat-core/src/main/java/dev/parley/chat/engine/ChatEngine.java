@@ -31,6 +31,7 @@ import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
@@ -132,7 +133,7 @@ public final class ChatEngine implements AutoCloseable {
         this.ownedExecutors = new ArrayList<>();
         ExecutorService work = b.executor;
         if (work == null) {
-            work = Executors.newCachedThreadPool(daemon("parley-work"));
+            work = RunThreads.executor("parley-work");
             ownedExecutors.add(work);
         }
         ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads, daemon("parley-delivery"));
@@ -773,8 +774,10 @@ public final class ChatEngine implements AutoCloseable {
         }
 
         /**
-         * Where background work runs: run start-up, host-action handlers, runtime calls. Default: an
-         * engine-owned cached pool. The engine does not shut down an executor it was given.
+         * Where background work runs: run start-up, host-action handlers, runtime calls. Default: engine-owned
+         * {@link RunThreads} named {@code parley-work-N} (virtual threads on Java 21+, a cached pool of platform
+         * threads on 17 or with {@value RunThreads#PROPERTY}{@code =false}). The engine does not shut down an
+         * executor it was given.
          */
         public Builder executor(ExecutorService value) {
             this.executor = Objects.requireNonNull(value, "executor");
