@@ -57,9 +57,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,8 +134,9 @@ public final class ChatEngine implements AutoCloseable {
             work = RunThreads.executor("parley-work");
             ownedExecutors.add(work);
         }
-        ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads, daemon("parley-delivery"));
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, daemon("parley-timer"));
+        ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads,
+                RunThreads.platformFactory("parley-delivery"));
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, RunThreads.platformFactory("parley-timer"));
         timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         timers.setRemoveOnCancelPolicy(true);
         ownedExecutors.add(delivery);
@@ -666,15 +665,6 @@ public final class ChatEngine implements AutoCloseable {
 
     private static String newId() {
         return UUID.randomUUID().toString();
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     // ================================================================== builder

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * Threads for work that mostly waits: reading a run's stream while the run waits days for an answer, a run's
  * start-up, an agent loop. On Java 21 and later they are virtual threads, so a waiting run holds no platform
  * thread; on Java 17 they are platform daemon threads, as before. Either way they are named
- * {@code <prefix>-1}, {@code <prefix>-2}, … . The engine's fixed pools (event delivery, the batch writer,
- * timers) stay on platform threads.
+ * {@code <prefix>-1}, {@code <prefix>-2}, … . The engine's fixed pools (event delivery, timers) stay on
+ * platform threads ({@link #platformFactory}), as does its batch writer.
  *
  * <p>Turn virtual threads off with the system property {@value #PROPERTY}{@code =false} (read each time a
  * factory or executor is made, so set it before the engine and adapters are built): for code that blocks
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * there; since Java 24 it no longer does), or to compare. Thread-safe; no instances.
  */
 public final class RunThreads {
-    /** The system property that turns virtual threads off ({@code false}); {@code true} or unset: on where available. */
+    /** {@code false} turns virtual threads off; unset or {@code true}, they are used where the JVM has them. */
     public static final String PROPERTY = "parley.virtualThreads";
 
     /**
@@ -57,7 +57,7 @@ public final class RunThreads {
      */
     public static ThreadFactory factory(String prefix) {
         checkPrefix(prefix);
-        return virtual() ? virtualFactory(prefix) : daemonFactory(prefix);
+        return virtual() ? virtualFactory(prefix) : platformFactory(prefix);
     }
 
     /**
@@ -71,7 +71,7 @@ public final class RunThreads {
     public static ExecutorService executor(String prefix) {
         checkPrefix(prefix);
         if (!virtual()) {
-            return Executors.newCachedThreadPool(daemonFactory(prefix));
+            return Executors.newCachedThreadPool(platformFactory(prefix));
         }
         return (ExecutorService) invoke(Objects.requireNonNull(LOOM)[3], null, virtualFactory(prefix));
     }
@@ -83,7 +83,14 @@ public final class RunThreads {
         }
     }
 
-    private static ThreadFactory daemonFactory(String prefix) {
+    /**
+     * A factory of platform daemon threads named {@code prefix-1}, {@code prefix-2}, …, whatever the JVM, for
+     * pools that stay on platform threads (a fixed pool, a timer).
+     *
+     * @throws IllegalArgumentException if {@code prefix} is blank
+     */
+    public static ThreadFactory platformFactory(String prefix) {
+        checkPrefix(prefix);
         AtomicInteger count = new AtomicInteger();
         return task -> {
             Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());

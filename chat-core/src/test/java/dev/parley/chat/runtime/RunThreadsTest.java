@@ -98,6 +98,14 @@ class RunThreadsTest {
     }
 
     @Test
+    void thePlatformFactoryGivesNamedPlatformDaemonThreadsOnEveryJvm() {
+        Thread thread = RunThreads.platformFactory("test-fixed").newThread(() -> { });
+        assertThat(thread.getName()).isEqualTo("test-fixed-1");
+        assertThat(ThreadKinds.isVirtual(thread)).isFalse();
+        assertThat(thread.isDaemon()).isTrue();
+    }
+
+    @Test
     void aMisspelledPropertyOrABlankPrefixIsRefusedClearly() {
         System.setProperty(RunThreads.PROPERTY, "no");
         assertThatThrownBy(() -> RunThreads.executor("test")).isInstanceOf(IllegalStateException.class)
