@@ -1,5 +1,6 @@
 package dev.parley.chat.testing;
 
+import dev.parley.chat.runtime.RunThreads;
 import java.lang.reflect.Method;
 
 /**
@@ -24,7 +25,7 @@ public final class ThreadKinds {
             }
             return true;
         }
-        return feature >= 21 && !"false".equalsIgnoreCase(System.getProperty("parley.virtualThreads"));
+        return feature >= 21 && !"false".equalsIgnoreCase(System.getProperty(RunThreads.PROPERTY));
     }
 
     /** {@code Thread.isVirtual()}, false where the JVM has no virtual threads. */
