@@ -14,8 +14,9 @@ import java.util.List;
  * {@code java -jar bench/target/parley-bench.jar} (see {@code docs/BENCHMARKS.md}).
  *
  * <p>The command forks one measuring JVM with fixed heap settings ({@link #FORK_JVM_ARGS}, plus anything
- * given with {@code --jvm "..."}), so results do not depend on how the suite was launched; {@code --no-fork}
- * measures in the launching JVM instead.
+ * given with {@code --jvm "..."}), so results do not depend on how the suite was launched; {@code --java PATH}
+ * (a JDK home or a java executable) chooses the measuring JVM's Java, e.g. to compare Java 17 with 25, and the
+ * report's header names it; {@code --no-fork} measures in the launching JVM instead.
  */
 public final class BenchMain {
     /** The measuring JVM's settings: a fixed 4 GiB heap, so that heap sizing does not drift between rounds. */
@@ -40,10 +41,23 @@ public final class BenchMain {
             list.remove(jvmAt + 1);
             list.remove(jvmAt);
         }
+        String java = Launcher.currentJava();
+        int javaAt = list.indexOf("--java");
+        if (javaAt >= 0) {
+            if (javaAt + 1 >= list.size()) {
+                throw new IllegalArgumentException("--java needs a JDK home or a java executable");
+            }
+            if (noFork) {
+                throw new IllegalArgumentException("--java chooses the forked measuring JVM; it cannot go with --no-fork");
+            }
+            java = Launcher.java(list.get(javaAt + 1));
+            list.remove(javaAt + 1);
+            list.remove(javaAt);
+        }
         if (!forked && !noFork && !list.contains("--help") && !list.contains("-h")) {
             List<String> forkArgs = new ArrayList<>(list);
             forkArgs.add(FORKED);
-            Process process = new ProcessBuilder(Launcher.command(jvm, forkArgs)).inheritIO().start();
+            Process process = new ProcessBuilder(Launcher.command(java, jvm, forkArgs)).inheritIO().start();
             Runtime.getRuntime().addShutdownHook(new Thread(process::destroy));
             System.exit(process.waitFor());
         }

@@ -315,7 +315,7 @@ final class OpenStreamsBench {
         r.note("4a: by package, per subscriber: " + packageDiff(zero, last, n));
     }
 
-    private static String threadDiff(Map<String, Integer> before, Map<String, Integer> after) {
+    static String threadDiff(Map<String, Integer> before, Map<String, Integer> after) {
         Map<String, Integer> diff = new TreeMap<>();
         for (String k : after.keySet()) {
             int d = after.get(k) - before.getOrDefault(k, 0);

@@ -6,8 +6,8 @@ import java.util.Set;
 
 /** Command-line options of the suite. */
 final class Options {
-    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "naive", "history", "search",
-            "models");
+    static final List<String> SECTIONS = List.of("relay", "persist", "latency", "streams", "waiting", "naive", "history",
+            "search", "models");
 
     int events = 200_000;
     int rounds = 3;
@@ -20,6 +20,8 @@ final class Options {
     int naiveLatencyCapSeconds = 60;
     int streams = 10_000;
     int streamRuns = 100;
+    /** Section 4e: runs waiting on a clarify answer (the same with --quick: the target is stated for 1 000). */
+    int waitingRuns = 1_000;
     int historyMessages = 10_000;
     int historyEvents = 100_000;
     int searchThreads = 10_000;
@@ -70,6 +72,12 @@ final class Options {
                 case "--streams":
                     o.streams = Integer.parseInt(args[++i]);
                     break;
+                case "--waiting-runs":
+                    o.waitingRuns = Integer.parseInt(args[++i]);
+                    if (o.waitingRuns < 1) {
+                        throw new IllegalArgumentException("--waiting-runs must be positive");
+                    }
+                    break;
                 case "--search-threads":
                     o.searchThreads = Integer.parseInt(args[++i]);
                     break;
@@ -109,8 +117,9 @@ final class Options {
                 case "-h":
                     System.out.println("usage: java -jar bench/target/parley-bench.jar [--quick] [--only "
                             + String.join(",", SECTIONS) + "] [--events N] [--rounds N] [--warmup-rounds N] [--streams N] "
+                            + "[--waiting-runs N] "
                             + "[--search-threads N] [--search-messages N per thread] [--search-reps N] "
-                            + "[--configs a,a2,b,c,d,e,f] [--profile] [--jvm \"JVM flags\"] [--no-fork] [--out results.md]");
+                            + "[--configs a,a2,b,c,d,e,f] [--profile] [--jvm \"JVM flags\"] [--java JDK home or java] [--no-fork] [--out results.md]");
                     System.exit(0);
                     break;
                 default:

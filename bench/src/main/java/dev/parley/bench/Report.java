@@ -11,7 +11,7 @@ import java.util.List;
 final class Report {
     enum Verdict {
         MET("met"), NEAR("≈ met (short by less than the run-to-run spread)"), MISSED("**MISSED**"), INFO("—"),
-        FAILED("**FAILED**");
+        FAILED("**FAILED**"), JAVA17("— (Java 17: platform threads)");
 
         final String text;
 

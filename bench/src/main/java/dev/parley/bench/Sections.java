@@ -33,6 +33,9 @@ final class Sections {
         if (o.runs("streams")) {
             new OpenStreamsBench(env).run();
         }
+        if (o.runs("waiting")) {
+            new WaitingRunsBench(env).run();
+        }
         if (o.runs("naive")) {
             new NaiveBench(env, latency == null || latency.results().get("sqlite") == null ? null
                     : latency.results().get("sqlite")).run();

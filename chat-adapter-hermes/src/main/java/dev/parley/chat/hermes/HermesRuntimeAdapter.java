@@ -19,6 +19,7 @@ import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.RuntimeHealth;
 import dev.parley.chat.runtime.SkillOption;
@@ -31,10 +32,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,10 +44,12 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Streams</h2>
  * Each {@link #generateResponse} publisher is cold and single-use; on subscription one worker thread
- * opens the HTTP stream, maps every frame to {@link AgentStreamEvent}s and hands them to the subscriber
- * at the pace it requests (a slow subscriber slows the socket down, up to
- * {@link StreamPublisher#DEFAULT_CAPACITY} events ahead). The stream ends with exactly one
- * {@link AgentStreamEvent.RunFinished} or {@link AgentStreamEvent.RunFailed}, then {@code onComplete};
+ * ({@link RunThreads} named {@code parley-hermes-stream-N}: a virtual thread on Java 21+, so that a run waiting
+ * days for an answer holds no platform thread; a platform thread on 17) opens the HTTP stream, maps every
+ * frame to {@link AgentStreamEvent}s and hands them to the subscriber at the pace it requests (a slow
+ * subscriber slows the socket down, up to {@link StreamPublisher#DEFAULT_CAPACITY} events ahead). The stream
+ * ends with exactly one {@link AgentStreamEvent.RunFinished} or {@link AgentStreamEvent.RunFailed}, then
+ * {@code onComplete};
  * every failure (runtime unreachable, an error status, a malformed frame, a broken or stalled stream)
  * is such a {@code RunFailed}, and the events already emitted stay. Cancelling the subscription closes
  * the HTTP connection but does not stop the run on the runtime (disconnect is not stop); {@link #cancel}
@@ -96,7 +96,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         this.config = Objects.requireNonNull(config, "config");
         this.http = new HermesHttp(config.baseUrl(), config.bearerToken(), config.httpClient(), config.connectTimeout(),
                 config.idleTimeout(), config.requestTimeout());
-        this.workers = Executors.newCachedThreadPool(new Workers());
+        this.workers = RunThreads.executor("parley-hermes-stream");
         this.apiServer = new ApiServerTransport(http, config, workers);
     }
 
@@ -404,16 +404,5 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     @Override
     public String toString() {
         return "HermesRuntimeAdapter[" + config + "]";
-    }
-
-    private static final class Workers implements ThreadFactory {
-        private final AtomicInteger count = new AtomicInteger();
-
-        @Override
-        public Thread newThread(Runnable task) {
-            Thread thread = new Thread(task, "parley-hermes-stream-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        }
     }
 }

@@ -5,6 +5,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.runtime.SkillResolver;
@@ -17,9 +18,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -55,7 +54,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
         this.skills = b.skills;
         this.models = b.models;
         this.maxIterations = b.maxIterations;
-        this.executor = b.executor != null ? b.executor : Executors.newCachedThreadPool(daemon());
+        this.executor = b.executor != null ? b.executor : RunThreads.executor("parley-agent");
     }
 
     public static Builder builder(ModelClient client) {
@@ -120,15 +119,6 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
         return true;
     }
 
-    private static java.util.concurrent.ThreadFactory daemon() {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, "parley-agent-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
     /** Configures an {@link AgentLoopRuntime}. Not thread-safe. */
     public static final class Builder {
         private final ModelClient client;
@@ -179,7 +169,8 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
         /**
          * Where runs' loops run, one task per run that blocks while the model streams and while tools run
-         * (default: a cached pool of daemon threads). The runtime does not shut it down.
+         * (default: {@link RunThreads} named {@code parley-agent-N}, virtual threads on Java 21+, daemon platform
+         * threads on 17 or with {@value RunThreads#PROPERTY}{@code =false}). The runtime does not shut it down.
          */
         public Builder executor(Executor value) {
             this.executor = Objects.requireNonNull(value, "executor");

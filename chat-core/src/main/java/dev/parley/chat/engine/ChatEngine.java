@@ -31,6 +31,7 @@ import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
@@ -56,9 +57,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -132,11 +131,12 @@ public final class ChatEngine implements AutoCloseable {
         this.ownedExecutors = new ArrayList<>();
         ExecutorService work = b.executor;
         if (work == null) {
-            work = Executors.newCachedThreadPool(daemon("parley-work"));
+            work = RunThreads.executor("parley-work");
             ownedExecutors.add(work);
         }
-        ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads, daemon("parley-delivery"));
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, daemon("parley-timer"));
+        ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads,
+                RunThreads.platformFactory("parley-delivery"));
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, RunThreads.platformFactory("parley-timer"));
         timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         timers.setRemoveOnCancelPolicy(true);
         ownedExecutors.add(delivery);
@@ -667,15 +667,6 @@ public final class ChatEngine implements AutoCloseable {
         return UUID.randomUUID().toString();
     }
 
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
     // ================================================================== builder
 
     /** Configures a {@link ChatEngine}. Not thread-safe; {@link #build()} once. */
@@ -773,8 +764,10 @@ public final class ChatEngine implements AutoCloseable {
         }
 
         /**
-         * Where background work runs: run start-up, host-action handlers, runtime calls. Default: an
-         * engine-owned cached pool. The engine does not shut down an executor it was given.
+         * Where background work runs: run start-up, host-action handlers, runtime calls. Default: engine-owned
+         * {@link RunThreads} named {@code parley-work-N} (virtual threads on Java 21+, a cached pool of platform
+         * threads on 17 or with {@value RunThreads#PROPERTY}{@code =false}). The engine does not shut down an
+         * executor it was given.
          */
         public Builder executor(ExecutorService value) {
             this.executor = Objects.requireNonNull(value, "executor");

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.parley.chat.runtime.RunThreads;
 import dev.parley.simulator.internal.Agent;
 import dev.parley.simulator.internal.ApprovalMemory;
 import dev.parley.simulator.internal.ControlRoutes;
@@ -35,8 +36,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -51,7 +50,9 @@ import org.slf4j.LoggerFactory;
  * <p>Embed it with {@link #start(SimulatorConfig)} and {@link #close()}, or run {@link #main} from a shell.
  * Every run keeps its frames so that {@code GET /runs/{id}/events?after=N} can replay them; each frame's
  * data carries {@code ts} (epoch milliseconds) and {@code tsMicros} (epoch microseconds) stamped when the
- * frame was produced, for latency measurements. Thread-safe.
+ * frame was produced, for latency measurements. Each request and each run's scripted agent has a thread of
+ * its own ({@link RunThreads}: virtual on Java 21+, so that the simulator, standing in for a remote Bridge,
+ * adds no platform thread per waiting run to the JVM it is embedded in). Thread-safe.
  */
 public final class BridgeSimulator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
@@ -83,8 +84,8 @@ public final class BridgeSimulator implements AutoCloseable {
 
     private BridgeSimulator(SimulatorConfig config) throws IOException {
         this.config = config;
-        this.http = Executors.newCachedThreadPool(named("bridge-sim-http"));
-        this.agents = Executors.newCachedThreadPool(named("bridge-sim-agent"));
+        this.http = RunThreads.executor("bridge-sim-http");
+        this.agents = RunThreads.executor("bridge-sim-agent");
         this.server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
         server.createContext("/", this::handle);
         server.setExecutor(http);
@@ -457,17 +458,6 @@ public final class BridgeSimulator implements AutoCloseable {
         Abrupt() {
             super("connection cut on purpose (DROP scenario)", null, false, false);
         }
-    }
-
-    // ------------------------------------------------------------------ plumbing
-
-    private static ThreadFactory named(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return task -> {
-            Thread thread = new Thread(task, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 
     // ------------------------------------------------------------------ command line
