@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,82 +54,59 @@ public final class EventRows {
 
     /** The events that may share a row, and how a span of them is written and read back. */
     enum Kind {
-        TEXT(AgentStreamEvent.TextDelta.TYPE, "messageId") {
-            @Override
-            String id(AgentStreamEvent event) {
-                return ((AgentStreamEvent.TextDelta) event).messageId();
-            }
+        TEXT(AgentStreamEvent.TextDelta.class, AgentStreamEvent.TextDelta.TYPE, "messageId",
+                e -> ((AgentStreamEvent.TextDelta) e).messageId(), e -> ((AgentStreamEvent.TextDelta) e).delta(),
+                AgentStreamEvent.TextDelta::new),
+        THINKING(AgentStreamEvent.ThinkingDelta.class, AgentStreamEvent.ThinkingDelta.TYPE, "messageId",
+                e -> ((AgentStreamEvent.ThinkingDelta) e).messageId(), e -> ((AgentStreamEvent.ThinkingDelta) e).delta(),
+                AgentStreamEvent.ThinkingDelta::new),
+        TOOL_ARGS(AgentStreamEvent.ToolCallArgs.class, AgentStreamEvent.ToolCallArgs.TYPE, "executionId",
+                e -> ((AgentStreamEvent.ToolCallArgs) e).executionId(), e -> ((AgentStreamEvent.ToolCallArgs) e).delta(),
+                AgentStreamEvent.ToolCallArgs::new);
 
-            @Override
-            String delta(AgentStreamEvent event) {
-                return ((AgentStreamEvent.TextDelta) event).delta();
-            }
+        private static final Kind[] ALL = values();
 
-            @Override
-            AgentStreamEvent event(String id, String delta) {
-                return new AgentStreamEvent.TextDelta(id, delta);
-            }
-        },
-        THINKING(AgentStreamEvent.ThinkingDelta.TYPE, "messageId") {
-            @Override
-            String id(AgentStreamEvent event) {
-                return ((AgentStreamEvent.ThinkingDelta) event).messageId();
-            }
-
-            @Override
-            String delta(AgentStreamEvent event) {
-                return ((AgentStreamEvent.ThinkingDelta) event).delta();
-            }
-
-            @Override
-            AgentStreamEvent event(String id, String delta) {
-                return new AgentStreamEvent.ThinkingDelta(id, delta);
-            }
-        },
-        TOOL_ARGS(AgentStreamEvent.ToolCallArgs.TYPE, "executionId") {
-            @Override
-            String id(AgentStreamEvent event) {
-                return ((AgentStreamEvent.ToolCallArgs) event).executionId();
-            }
-
-            @Override
-            String delta(AgentStreamEvent event) {
-                return ((AgentStreamEvent.ToolCallArgs) event).delta();
-            }
-
-            @Override
-            AgentStreamEvent event(String id, String delta) {
-                return new AgentStreamEvent.ToolCallArgs(id, delta);
-            }
-        };
-
+        private final Class<? extends AgentStreamEvent> events;
         final String type;
         /** The event's own name for the id, the span's only other field. */
         final String idField;
+        private final Function<AgentStreamEvent, String> id;
+        private final Function<AgentStreamEvent, String> delta;
+        private final BiFunction<String, String, AgentStreamEvent> event;
 
-        Kind(String type, String idField) {
+        Kind(Class<? extends AgentStreamEvent> events, String type, String idField, Function<AgentStreamEvent, String> id,
+                Function<AgentStreamEvent, String> delta, BiFunction<String, String, AgentStreamEvent> event) {
+            this.events = events;
             this.type = type;
             this.idField = idField;
+            this.id = id;
+            this.delta = delta;
+            this.event = event;
         }
 
-        abstract String id(AgentStreamEvent event);
+        String id(AgentStreamEvent of) {
+            return id.apply(of);
+        }
 
-        abstract String delta(AgentStreamEvent event);
+        String delta(AgentStreamEvent of) {
+            return delta.apply(of);
+        }
 
-        abstract AgentStreamEvent event(String id, String delta);
+        AgentStreamEvent event(String withId, String withDelta) {
+            return event.apply(withId, withDelta);
+        }
 
         static @Nullable Kind of(AgentStreamEvent event) {
-            if (event instanceof AgentStreamEvent.TextDelta) {
-                return TEXT;
+            for (Kind kind : ALL) {
+                if (kind.events.isInstance(event)) {
+                    return kind;
+                }
             }
-            if (event instanceof AgentStreamEvent.ThinkingDelta) {
-                return THINKING;
-            }
-            return event instanceof AgentStreamEvent.ToolCallArgs ? TOOL_ARGS : null;
+            return null;
         }
 
         static @Nullable Kind ofType(String type) {
-            for (Kind kind : values()) {
+            for (Kind kind : ALL) {
                 if (kind.type.equals(type)) {
                     return kind;
                 }
