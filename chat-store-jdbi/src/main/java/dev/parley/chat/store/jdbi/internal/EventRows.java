@@ -54,19 +54,18 @@ public final class EventRows {
 
     /** The events that may share a row, and how a span of them is written and read back. */
     enum Kind {
-        TEXT(AgentStreamEvent.TextDelta.class, AgentStreamEvent.TextDelta.TYPE, "messageId",
+        TEXT(AgentStreamEvent.TextDelta.TYPE, "messageId",
                 e -> ((AgentStreamEvent.TextDelta) e).messageId(), e -> ((AgentStreamEvent.TextDelta) e).delta(),
                 AgentStreamEvent.TextDelta::new),
-        THINKING(AgentStreamEvent.ThinkingDelta.class, AgentStreamEvent.ThinkingDelta.TYPE, "messageId",
+        THINKING(AgentStreamEvent.ThinkingDelta.TYPE, "messageId",
                 e -> ((AgentStreamEvent.ThinkingDelta) e).messageId(), e -> ((AgentStreamEvent.ThinkingDelta) e).delta(),
                 AgentStreamEvent.ThinkingDelta::new),
-        TOOL_ARGS(AgentStreamEvent.ToolCallArgs.class, AgentStreamEvent.ToolCallArgs.TYPE, "executionId",
+        TOOL_ARGS(AgentStreamEvent.ToolCallArgs.TYPE, "executionId",
                 e -> ((AgentStreamEvent.ToolCallArgs) e).executionId(), e -> ((AgentStreamEvent.ToolCallArgs) e).delta(),
                 AgentStreamEvent.ToolCallArgs::new);
 
         private static final Kind[] ALL = values();
 
-        private final Class<? extends AgentStreamEvent> events;
         final String type;
         /** The event's own name for the id, the span's only other field. */
         final String idField;
@@ -74,9 +73,8 @@ public final class EventRows {
         private final Function<AgentStreamEvent, String> delta;
         private final BiFunction<String, String, AgentStreamEvent> event;
 
-        Kind(Class<? extends AgentStreamEvent> events, String type, String idField, Function<AgentStreamEvent, String> id,
+        Kind(String type, String idField, Function<AgentStreamEvent, String> id,
                 Function<AgentStreamEvent, String> delta, BiFunction<String, String, AgentStreamEvent> event) {
-            this.events = events;
             this.type = type;
             this.idField = idField;
             this.id = id;
@@ -97,12 +95,13 @@ public final class EventRows {
         }
 
         static @Nullable Kind of(AgentStreamEvent event) {
-            for (Kind kind : ALL) {
-                if (kind.events.isInstance(event)) {
-                    return kind;
-                }
+            if (event instanceof AgentStreamEvent.TextDelta) {
+                return TEXT;
             }
-            return null;
+            if (event instanceof AgentStreamEvent.ThinkingDelta) {
+                return THINKING;
+            }
+            return event instanceof AgentStreamEvent.ToolCallArgs ? TOOL_ARGS : null;
         }
 
         static @Nullable Kind ofType(String type) {
@@ -176,7 +175,8 @@ public final class EventRows {
     private static final class RunPart {
         final String runId;
         final List<RunEvent> events = new ArrayList<>();
-        final Set<Long> seqs = new HashSet<>();
+        /** The seqs given, kept only once one comes out of order (in order, a seq above the last is new). */
+        private @Nullable Set<Long> seqs;
         long minSeq = Long.MAX_VALUE;
         long maxSeq;
         List<Row> rows = List.of();
@@ -185,12 +185,23 @@ public final class EventRows {
             this.runId = runId;
         }
 
+        /** Adds an event unless its seq was given before (the first given is kept). */
         void add(RunEvent event) {
-            if (seqs.add(event.seq())) {
-                events.add(event);
-                minSeq = Math.min(minSeq, event.seq());
-                maxSeq = Math.max(maxSeq, event.seq());
+            long seq = event.seq();
+            if (seq <= maxSeq) {
+                if (seqs == null) {
+                    seqs = new HashSet<>();
+                    events.forEach(e -> seqs.add(e.seq()));
+                }
+                if (!seqs.add(seq)) {
+                    return;
+                }
+            } else if (seqs != null) {
+                seqs.add(seq);
             }
+            events.add(event);
+            minSeq = Math.min(minSeq, seq);
+            maxSeq = Math.max(maxSeq, seq);
         }
 
         /** The events whose seq none of {@code stored} (rows in key order) holds. */
