@@ -417,6 +417,43 @@ public abstract class ChatStoreContract {
         assertThat(store.lastSeq("r")).isEqualTo(5000);
     }
 
+    /**
+     * A batch of a run's deltas reads back exactly from every cursor, a cursor inside the batch too, with its
+     * events' own timestamps; writing its events again one by one, with other content, and a batch reaching
+     * past it keeps every stored event and adds only the new seqs.
+     */
+    @Test
+    void aBatchOfDeltasReadsFromEveryCursorAndItsEventsWrittenAgainKeepTheFirst() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).build());
+        List<RunEvent> log = new ArrayList<>();
+        for (int seq = 1; seq <= 30; seq++) {
+            AgentStreamEvent delta = seq <= 10 ? new AgentStreamEvent.ThinkingDelta("r-think", "hm" + seq)
+                    : seq <= 20 ? new AgentStreamEvent.TextDelta("r-a", "t" + seq)
+                    : new AgentStreamEvent.ToolCallArgs("x", "{" + seq);
+            log.add(new RunEvent("r", seq, T0.toEpochMilli() + seq * seq % 7, delta));
+        }
+        store.write(StoreBatch.builder().events(log).build());
+        for (int seq = 5; seq <= 30; seq += 5) {
+            store.write(StoreBatch.builder().event(new RunEvent("r", seq, 0, new AgentStreamEvent.TextDelta("r-a", "again")))
+                    .build());
+        }
+        List<RunEvent> later = new ArrayList<>();
+        for (int seq = 25; seq <= 35; seq++) {
+            later.add(new RunEvent("r", seq, T0.toEpochMilli() + 100 + seq, new AgentStreamEvent.TextDelta("r-a", "l" + seq)));
+        }
+        store.write(StoreBatch.builder().events(later).build());
+        log.addAll(later.subList(6, later.size()));
+
+        for (int cursor = 0; cursor <= log.size(); cursor++) {
+            for (int limit : new int[] {1, 4, 100}) {
+                assertThat(store.readEvents("r", cursor, limit)).as("after %d, up to %d", cursor, limit)
+                        .containsExactlyElementsOf(log.subList(cursor, Math.min(log.size(), cursor + limit)));
+            }
+        }
+        assertThat(store.lastSeq("r")).isEqualTo(35);
+    }
+
     @Test
     void everyEventKindSurvivesStorage() {
         store.createThread(thread("t", "alice", T0));

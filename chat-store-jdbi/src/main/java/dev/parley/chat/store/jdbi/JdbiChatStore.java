@@ -22,7 +22,7 @@ import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
 import dev.parley.chat.store.jdbi.internal.Dialect;
-import dev.parley.chat.store.jdbi.internal.EventDao;
+import dev.parley.chat.store.jdbi.internal.EventRows;
 import dev.parley.chat.store.jdbi.internal.MessageDao;
 import dev.parley.chat.store.jdbi.internal.SchemaDao;
 import dev.parley.chat.store.jdbi.internal.SqliteFiles;
@@ -247,8 +247,8 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public List<RunEvent> readEvents(String runId, long afterSeq, int limit) {
-        return limit <= 0 ? List.of() : EventDao.decode(runId, db.read("reading run events",
-                dao -> dao.events().read(runId, afterSeq, limit)));
+        return limit <= 0 ? List.of() : EventRows.decode(runId, db.read("reading run events",
+                dao -> dao.events().readPage(runId, afterSeq, limit)), afterSeq, limit);
     }
 
     @Override
@@ -288,14 +288,14 @@ public final class JdbiChatStore implements ChatStore {
                         + " is not an event of run " + runId);
             }
         }
-        List<EventDao.Encoded> encoded = EventDao.encode(kept);
+        EventRows.Prepared encoded = EventRows.prepare(kept);
         db.write("compacting a run's events", dao -> {
             if (dao.runs().markCompacted(runId, at.toEpochMilli()) == 0) {
                 return null;
             }
             dao.events().deleteEventsOfRun(runId);
             if (!encoded.isEmpty()) {
-                dao.events().insert(encoded);
+                dao.events().insert(encoded.rowsForAnEmptyLog());
             }
             return null;
         });

@@ -239,7 +239,7 @@ abstract class HotQueryTest {
     @Test
     @Order(2)
     void theReplayTailOfALongRunReadsAPrimaryKeyRange() {
-        assertPlanUsesIndex(new HotQuery(EventDao.READ_EVENTS, Map.of("runId", LONG_RUN, "afterSeq", 99_000L, "limit", 1000),
+        assertPlanUsesIndex(new HotQuery(EventDao.READ_EVENTS, Map.of("runId", LONG_RUN, "afterSeq", 99_000L, "bound", 100_000L),
                 Map.of(), "parley_run_events", List.of(), false));
         assertPlanUsesIndex(new HotQuery(EventDao.LAST_SEQ, Map.of("runId", LONG_RUN), Map.of(), "parley_run_events",
                 List.of(), false));

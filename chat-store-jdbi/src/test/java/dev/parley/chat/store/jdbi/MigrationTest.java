@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
@@ -19,6 +21,7 @@ import dev.parley.chat.input.InputState;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -76,7 +79,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3", "4", "5");
+                .containsExactly("0", "1", "2", "3", "4", "5", "6");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -84,7 +87,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(6);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(7);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -100,7 +103,7 @@ abstract class MigrationTest {
 
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
-        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4", "5");
+        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4", "5", "6");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -130,6 +133,63 @@ abstract class MigrationTest {
                 .as("without version 5 (trees, client ids, search)")
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
                         .contains("older than this version", "ParleyMigrations"));
+        parleyFlyway(MigrationVersion.fromVersion("5")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 6 (compact event rows)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("older than this version", "ParleyMigrations"));
+    }
+
+    /**
+     * A database of version 5 with a run's events stored one per row, as version 5 stored them (the same
+     * statement, each event's JSON), upgraded to version 6: every event reads back exactly from every cursor,
+     * nothing is rewritten, and what the run stores next (compact rows) follows on, a repeat of an old seq
+     * left out.
+     */
+    @Test
+    void version6ReadsTheEventsVersion5StoredOnePerRow() {
+        parleyFlyway(MigrationVersion.fromVersion("5")).migrate();
+        List<RunEvent> old = new ArrayList<>();
+        old.add(new RunEvent("r1", 1, 100, new AgentStreamEvent.RunStarted("t1", "r1", "a1")));
+        for (int i = 0; i < 30; i++) {
+            old.add(new RunEvent("r1", old.size() + 1, 100 + i / 4, new AgentStreamEvent.TextDelta("a1", "word" + i + " ")));
+        }
+        old.add(new RunEvent("r1", old.size() + 1, 130, new AgentStreamEvent.ToolCallArgs("x1", "{\"q\": \"\u0000\"}")));
+        old.add(new RunEvent("r1", old.size() + 1, 131, new AgentStreamEvent.ToolCallArgs("x1", "")));
+        Jdbi.create(database.dataSource()).useHandle(h -> {
+            for (RunEvent event : old) {
+                h.createUpdate("INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
+                        + "VALUES (:runId, :seq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING")
+                        .bind("runId", event.runId()).bind("seq", event.seq()).bind("createdAt", event.timestamp())
+                        .bind("type", event.type()).bind("payload", ChatJson.shared().write(event.event())).execute();
+            }
+        });
+
+        try (JdbiChatStore store = database.store().build()) {
+            assertReadsFromEveryCursor(store, old);
+            List<RunEvent> next = new ArrayList<>();
+            next.add(new RunEvent("r1", 20, 0, new AgentStreamEvent.TextDelta("a1", "a repeat")));
+            for (int i = 0; i < 40; i++) {
+                next.add(new RunEvent("r1", old.size() + 1 + i, 200 + i, new AgentStreamEvent.TextDelta("a1", "new" + i)));
+            }
+            store.write(StoreBatch.builder().events(next).build());
+            List<RunEvent> all = new ArrayList<>(old);
+            all.addAll(next.subList(1, next.size()));
+            assertReadsFromEveryCursor(store, all);
+            int oneEventRows = Jdbi.create(database.dataSource()).withHandle(h -> h.createQuery(
+                    "SELECT COUNT(*) FROM parley_run_events WHERE first_seq IS NULL").mapTo(Integer.class).one());
+            assertThat(oneEventRows).as("the old rows as they were").isEqualTo(old.size());
+        }
+    }
+
+    private static void assertReadsFromEveryCursor(JdbiChatStore store, List<RunEvent> log) {
+        for (int cursor = 0; cursor <= log.size(); cursor++) {
+            for (int limit : new int[] {1, 3, 1000}) {
+                assertThat(store.readEvents("r1", cursor, limit)).as("after %d, up to %d", cursor, limit)
+                        .containsExactlyElementsOf(log.subList(cursor, Math.min(log.size(), cursor + limit)));
+            }
+        }
+        assertThat(store.lastSeq("r1")).isEqualTo(log.size());
     }
 
     /**

@@ -106,12 +106,13 @@ abstract class StoreBehaviourTest {
 
             // PostgreSQL takes the events as one statement over arrays; SQLite as a JDBC batch
             boolean eventArrays = store.databaseKind() == DatabaseKind.POSTGRESQL;
-            assertThat(spy.count("Connection.prepareStatement")).as("one statement per kind").isEqualTo(5);
-            assertThat(spy.count("PreparedStatement.addBatch")).isEqualTo(1 + 2 + 2 * 22 + (eventArrays ? 0 : 2 * 250) + 2);
+            // and the runs' last stored seqs are one query; each run's 250 deltas are one row
+            assertThat(spy.count("Connection.prepareStatement")).as("one statement per kind").isEqualTo(6);
+            assertThat(spy.count("PreparedStatement.addBatch")).isEqualTo(1 + 2 + 2 * 22 + (eventArrays ? 0 : 2) + 2);
             assertThat(spy.count("PreparedStatement.executeBatch")).as("one round trip per kind")
                     .isEqualTo(eventArrays ? 4 : 5);
             assertThat(spy.count("PreparedStatement.execute") + spy.count("PreparedStatement.executeUpdate")
-                    + spy.count("PreparedStatement.executeQuery")).isEqualTo(eventArrays ? 1 : 0);
+                    + spy.count("PreparedStatement.executeQuery")).isEqualTo(eventArrays ? 2 : 1);
             assertThat(spy.count("Connection.commit")).isEqualTo(1);
             assertThat(store.readEvents("r2", 0, 1000)).hasSize(250);
             assertThat(store.listStepMessages(List.of("r1", "r2"))).hasSize(40);
@@ -182,9 +183,13 @@ abstract class StoreBehaviourTest {
         try (JdbiChatStore store = database.store().build()) {
             store.createThread(thread("t"));
             store.write(flush("t", "r"));
+            store.write(StoreBatch.builder().event(new RunEvent("r", 251, T0.toEpochMilli(),
+                    new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null))).build());
             Jdbi.create(database.dataSource()).useHandle(h -> {
                 h.execute("UPDATE parley_messages SET body = '{\"type\":\"from_a_newer_version\"}' WHERE id = 'r-u'");
-                h.execute("UPDATE parley_run_events SET payload = 'not json' WHERE run_id = 'r' AND seq = 2");
+                assertThat(h.execute("UPDATE parley_run_events SET payload = 'not json' WHERE run_id = 'r' AND seq = "
+                        + "(SELECT MIN(seq) FROM parley_run_events WHERE run_id = 'r' AND seq >= 2)"))
+                        .as("the row holding seq 2").isEqualTo(1);
             });
             assertThatThrownBy(() -> store.findMessage("r-u"))
                     .isInstanceOfSatisfying(ChatException.class, e -> {
@@ -193,7 +198,10 @@ abstract class StoreBehaviourTest {
                     });
             assertThatThrownBy(() -> store.readEvents("r", 0, 10))
                     .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.STORE_FAILURE));
-            assertThat(store.readEvents("r", 2, 10)).as("the rest of the log reads").hasSize(10);
+            assertThatThrownBy(() -> store.readEvents("r", 200, 10))
+                    .as("a cursor inside the span").isInstanceOf(ChatException.class);
+            assertThat(store.readEvents("r", 250, 10)).as("the rest of the log reads").extracting(RunEvent::seq)
+                    .containsExactly(251L);
         }
     }
 

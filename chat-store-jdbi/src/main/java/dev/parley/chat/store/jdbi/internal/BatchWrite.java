@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
  * leases and seq reservations, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
- * arrays), so a flush of hundreds of events costs a handful of round trips. What a row needs besides its
+ * arrays), so a flush of hundreds of events costs a handful of round trips; a run's consecutive deltas
+ * become one row ({@link EventRows}). What a row needs besides its
  * values — JSON, a message's searchable text and (PostgreSQL) its search vector — is made before the
  * transaction starts. The one place that composes
  * the DAOs into a batch; what each statement does is theirs. Thread-safe.
@@ -58,7 +59,10 @@ public final class BatchWrite {
             dao.messages().upsert(encoded.messages());
         }
         if (!encoded.events().isEmpty()) {
-            dao.events().insert(encoded.events());
+            List<EventRows.Row> rows = encoded.events().rows(dao.events());
+            if (!rows.isEmpty()) {
+                dao.events().insert(rows);
+            }
         }
         if (!encoded.inputs().isEmpty()) {
             dao.inputs().insert(encoded.inputs());
@@ -72,7 +76,7 @@ public final class BatchWrite {
     }
 
     /** A batch with its JSON written and its repeats folded, ready before the write lock is taken. */
-    private record EncodedBatch(List<Run> runs, List<MessageDao.Encoded> messages, List<EventDao.Encoded> events,
+    private record EncodedBatch(List<Run> runs, List<MessageDao.Encoded> messages, EventRows.Prepared events,
             List<PendingInput> inputs) {
     }
 
@@ -98,7 +102,7 @@ public final class BatchWrite {
             encodedMessages.add(new MessageDao.Encoded(message, json.write(message), text,
                     vectors ? SearchText.vector(text) : null));
         }
-        List<EventDao.Encoded> encodedEvents = EventDao.encode(batch.events());
+        EventRows.Prepared encodedEvents = EventRows.prepare(batch.events());
         Map<InputKey, PendingInput> inputs = new LinkedHashMap<>();
         for (PendingInput input : batch.inputs()) {
             inputs.putIfAbsent(new InputKey(input.runId(), input.inputId()), input);

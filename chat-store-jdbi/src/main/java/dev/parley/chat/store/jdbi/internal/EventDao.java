@@ -1,16 +1,10 @@
 package dev.parley.chat.store.jdbi.internal;
 
-import dev.parley.chat.ChatException;
-import dev.parley.chat.ErrorCode;
-import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.event.RunEvent;
-import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.store.StoreBatch;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,20 +15,34 @@ import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
 import org.jdbi.v3.sqlobject.statement.SqlBatch;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The run event log ({@code parley_run_events}, keyed by {@code (run_id, seq)}) and the seq reservations
+ * The run event log ({@code parley_run_events}, keyed by {@code (run_id, seq)}, a row holding one event or
+ * a span of deltas that ends at its {@code seq}: see {@link EventRows}) and the seq reservations
  * ({@code parley_seq_reservations}): appends, replay pages, a run's last seq, and reservations that only
- * rise. SQLite appends a batch of events as a JDBC batch ({@link Sqlite}), PostgreSQL as one statement over
+ * rise. SQLite appends a batch of rows as a JDBC batch ({@link Sqlite}), PostgreSQL as one statement over
  * arrays ({@link Postgres}); the store uses its database's interface ({@link #of}). The rest is shared.
  */
 @RegisterRowMapper(EventDao.Stored.Mapper.class)
+@RegisterRowMapper(EventDao.Span.Mapper.class)
+@RegisterRowMapper(EventDao.RunLastSeq.Mapper.class)
 public interface EventDao {
-    /** Hot: a replay page after a cursor (a range of the primary key). */
-    String READ_EVENTS = "SELECT seq, created_at, payload FROM parley_run_events "
-            + "WHERE run_id = :runId AND seq > :afterSeq ORDER BY seq LIMIT :limit";
+    /**
+     * The rows of a run with key in {@code (afterSeq, bound]}, and the first row after {@code bound} (which
+     * may hold seqs up to {@code bound}): one primary-key range, its end found by a probe of the key.
+     */
+    String ROWS_AFTER = "FROM parley_run_events WHERE run_id = :runId AND seq > :afterSeq AND seq <= COALESCE("
+            + "(SELECT seq FROM parley_run_events WHERE run_id = :runId AND seq > :bound ORDER BY seq LIMIT 1), :bound) "
+            + "ORDER BY seq";
 
-    /** Hot: the newest stored seq of a run (one primary-key probe). */
+    /** Hot: a replay page after a cursor (a range of the primary key, see {@link #ROWS_AFTER}). */
+    String READ_EVENTS = "SELECT seq, first_seq, created_at, type, payload " + ROWS_AFTER;
+
+    /** The seqs the rows of {@link #ROWS_AFTER} hold. */
+    String READ_SPANS = "SELECT seq, first_seq " + ROWS_AFTER;
+
+    /** Hot: the newest stored seq of a run (one primary-key probe: a row's key is its last seq). */
     String LAST_SEQ = "SELECT seq FROM parley_run_events WHERE run_id = :runId ORDER BY seq DESC LIMIT 1";
 
     /** Raises a run's seq reservation, never lowers it. */
@@ -59,35 +67,49 @@ public interface EventDao {
         };
     }
 
-    /** An event with its JSON payload, written before the write lock is taken. */
-    record Encoded(RunEvent event, String payload) {
-    }
-
-    /**
-     * Events with their JSON written, each {@code (runId, seq)} once (the first given is kept): no statement
-     * then touches a row twice, whatever batching the driver does.
-     */
-    static List<Encoded> encode(List<RunEvent> events) {
-        ChatJson json = ChatJson.shared();
-        Map<String, Map<Long, RunEvent>> unique = new LinkedHashMap<>();
-        List<Encoded> encoded = new ArrayList<>(events.size());
-        for (RunEvent event : events) {
-            if (unique.computeIfAbsent(event.runId(), k -> new HashMap<>()).putIfAbsent(event.seq(), event) == null) {
-                encoded.add(new Encoded(event, json.write(event.event())));
-            }
-        }
-        return encoded;
-    }
-
-    /** Appends events; an existing {@code (run_id, seq)} is left as it is. The batch holds each key once. */
-    void insert(List<Encoded> events);
+    /** Appends rows; an existing {@code (run_id, seq)} is left as it is. The batch holds each key once. */
+    void insert(List<EventRows.Row> rows);
 
     @SqlQuery(READ_EVENTS)
-    List<Stored> read(String runId, long afterSeq, int limit);
+    List<Stored> read(String runId, long afterSeq, long bound);
+
+    @SqlQuery(READ_SPANS)
+    List<Span> spans(String runId, long afterSeq, long bound);
+
+    /**
+     * The rows holding a run's first {@code limit} events after {@code afterSeq} (rows in key order; the
+     * first may also hold seqs up to {@code afterSeq}, the last seqs beyond the page). A read of
+     * {@code limit} seqs' worth of keys and one row more holds the page unless the run's seqs have gaps
+     * there (a compacted log, seqs resumed above a reservation); then it reads on from its last row.
+     */
+    default List<Stored> readPage(String runId, long afterSeq, int limit) {
+        List<Stored> page = new ArrayList<>();
+        long cursor = afterSeq;
+        long wanted = limit;
+        while (true) {
+            long bound = cursor > Long.MAX_VALUE - wanted ? Long.MAX_VALUE : cursor + wanted;
+            List<Stored> rows = read(runId, cursor, bound);
+            page.addAll(rows);
+            if (rows.isEmpty()) {
+                return page;
+            }
+            for (Stored row : rows) {
+                wanted -= row.seq() - Math.max(row.first(), cursor + 1) + 1;
+            }
+            long last = rows.get(rows.size() - 1).seq();
+            if (wanted <= 0 || last <= bound) {
+                return page;
+            }
+            cursor = last;
+        }
+    }
 
     /** The newest stored seq of a run, if it has events. */
     @SqlQuery(LAST_SEQ)
     Optional<Long> lastSeq(String runId);
+
+    /** The newest stored seq of each of these runs that has events, in one statement. */
+    Map<String, Long> lastSeqs(List<String> runIds);
 
     /** Raises a run's seq reservation to {@code upTo}; 0 if it was as high already. */
     @SqlUpdate(RESERVE_SEQ)
@@ -114,94 +136,148 @@ public interface EventDao {
     @SqlUpdate(DELETE_RESERVATIONS_OF_THREAD)
     void deleteReservationsOfThread(String threadId);
 
-    /** Stored events of a run, in the order given; one that cannot be read is a store failure. */
-    static List<RunEvent> decode(String runId, List<Stored> rows) {
-        ChatJson json = ChatJson.shared();
-        List<RunEvent> events = new ArrayList<>(rows.size());
-        for (Stored row : rows) {
-            AgentStreamEvent event;
-            try {
-                event = json.readEvent(row.payload());
-            } catch (ChatException e) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "a stored run event cannot be read", e);
-            }
-            events.add(new RunEvent(runId, row.seq(), row.createdAt(), event));
-        }
-        return events;
-    }
-
-    /** SQLite: a batch of events is one JDBC batch (a prepared statement run once per row, in process). */
+    /** SQLite: a batch of rows is one JDBC batch (a prepared statement run once per row, in process). */
     interface Sqlite extends EventDao {
-        String INSERT_EVENT = "INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
-                + "VALUES (:runId, :seq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING";
+        String INSERT_EVENT = "INSERT INTO parley_run_events (run_id, seq, first_seq, created_at, type, payload) "
+                + "VALUES (:runId, :seq, :firstSeq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING";
+
+        /** Each run's last seq, a probe of the key each; the run ids come as one JSON array. */
+        String LAST_SEQS = "SELECT r.value AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.value "
+                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq FROM json_each(:runIds) r";
 
         @Override
         @SqlBatch(INSERT_EVENT)
-        void insert(@BindRow(Columns.class) List<Encoded> events);
+        void insert(@BindRow(Columns.class) List<EventRows.Row> rows);
+
+        @SqlQuery(LAST_SEQS)
+        List<RunLastSeq> lastSeqRows(String runIds);
+
+        @Override
+        default Map<String, Long> lastSeqs(List<String> runIds) {
+            return RunLastSeq.map(lastSeqRows(Rows.json(runIds)));
+        }
     }
 
     /**
-     * PostgreSQL: a batch of events is one statement, one array per column, in the same order. PostgreSQL
+     * PostgreSQL: a batch of rows is one statement, one array per column, in the same order. PostgreSQL
      * executes a JDBC batch row by row, a round trip each, about half as fast (measured by the bench,
      * section 2).
      */
     interface Postgres extends EventDao {
-        String INSERT_EVENTS_UNNEST = "INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
-                + "SELECT * FROM unnest(CAST(:runIds AS text[]), CAST(:seqs AS bigint[]), CAST(:createdAts AS bigint[]), "
-                + "CAST(:types AS text[]), CAST(:payloads AS text[])) ON CONFLICT (run_id, seq) DO NOTHING";
+        String INSERT_EVENTS_UNNEST = "INSERT INTO parley_run_events (run_id, seq, first_seq, created_at, type, payload) "
+                + "SELECT * FROM unnest(CAST(:runIds AS text[]), CAST(:seqs AS bigint[]), CAST(:firstSeqs AS bigint[]), "
+                + "CAST(:createdAts AS bigint[]), CAST(:types AS text[]), CAST(:payloads AS text[])) "
+                + "ON CONFLICT (run_id, seq) DO NOTHING";
 
-        /** Events per array insert: bounds one statement's size when the writer catches up a long backlog. */
-        int EVENTS_PER_STATEMENT = 4096;
+        /** Each run's last seq, a probe of the key each. */
+        String LAST_SEQS = "SELECT r.id AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.id "
+                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq FROM unnest(CAST(:runIds AS text[])) AS r(id)";
+
+        /** Rows per array insert: bounds one statement's size when the writer catches up a long backlog. */
+        int ROWS_PER_STATEMENT = 4096;
 
         @SqlUpdate(INSERT_EVENTS_UNNEST)
-        void insertArrays(String[] runIds, Long[] seqs, Long[] createdAts, String[] types, String[] payloads);
+        void insertArrays(String[] runIds, Long[] seqs, Long[] firstSeqs, Long[] createdAts, String[] types,
+                String[] payloads);
+
+        @SqlQuery(LAST_SEQS)
+        List<RunLastSeq> lastSeqRows(String[] runIds);
 
         /**
          * The arrays bypass the store's text argument, so their plain-text elements are made storable here
-         * (PostgreSQL's text cannot hold U+0000); the JSON payload never holds a raw NUL.
+         * (PostgreSQL's text cannot hold U+0000); a JSON payload never holds a raw NUL.
          */
         @Override
-        default void insert(List<Encoded> events) {
-            for (int from = 0; from < events.size(); from += EVENTS_PER_STATEMENT) {
-                List<Encoded> chunk = events.subList(from, Math.min(events.size(), from + EVENTS_PER_STATEMENT));
+        default void insert(List<EventRows.Row> rows) {
+            for (int from = 0; from < rows.size(); from += ROWS_PER_STATEMENT) {
+                List<EventRows.Row> chunk = rows.subList(from, Math.min(rows.size(), from + ROWS_PER_STATEMENT));
                 int n = chunk.size();
                 String[] runIds = new String[n];
                 Long[] seqs = new Long[n];
+                Long[] firstSeqs = new Long[n];
                 Long[] createdAts = new Long[n];
                 String[] types = new String[n];
                 String[] payloads = new String[n];
                 for (int i = 0; i < n; i++) {
-                    RunEvent event = chunk.get(i).event();
-                    runIds[i] = Dialect.POSTGRESQL.storableText(event.runId());
-                    seqs[i] = event.seq();
-                    createdAts[i] = event.timestamp();
-                    types[i] = Dialect.POSTGRESQL.storableText(event.type());
-                    payloads[i] = chunk.get(i).payload();
+                    EventRows.Row row = chunk.get(i);
+                    runIds[i] = Dialect.POSTGRESQL.storableText(row.runId());
+                    seqs[i] = row.seq();
+                    firstSeqs[i] = row.firstSeq();
+                    createdAts[i] = row.createdAt();
+                    types[i] = Dialect.POSTGRESQL.storableText(row.type());
+                    payloads[i] = row.payload();
                 }
-                insertArrays(runIds, seqs, createdAts, types, payloads);
+                insertArrays(runIds, seqs, firstSeqs, createdAts, types, payloads);
+            }
+        }
+
+        @Override
+        default Map<String, Long> lastSeqs(List<String> runIds) {
+            String[] ids = new String[runIds.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = Dialect.POSTGRESQL.storableText(runIds.get(i));
+            }
+            return RunLastSeq.map(lastSeqRows(ids));
+        }
+    }
+
+    /** Binds a row's columns. */
+    final class Columns implements BindRow.Binder<EventRows.Row> {
+        @Override
+        public void bind(SqlStatement<?> statement, EventRows.Row row) {
+            statement.bind("runId", row.runId())
+                    .bind("seq", row.seq())
+                    .bind("firstSeq", row.firstSeq())
+                    .bind("createdAt", row.createdAt())
+                    .bind("type", row.type())
+                    .bind("payload", row.payload());
+        }
+    }
+
+    /** A stored row of a known run: one event ({@code firstSeq} null) or the span {@code firstSeq .. seq}. */
+    record Stored(long seq, @Nullable Long firstSeq, long createdAt, String type, String payload) {
+        /** The row's first seq. */
+        long first() {
+            return firstSeq == null ? seq : firstSeq;
+        }
+
+        public static final class Mapper implements RowMapper<Stored> {
+            @Override
+            public Stored map(ResultSet rs, StatementContext ctx) throws SQLException {
+                return new Stored(rs.getLong("seq"), Rows.nullableLong(rs, "first_seq"), rs.getLong("created_at"),
+                        rs.getString("type"), rs.getString("payload"));
             }
         }
     }
 
-    /** Binds an event's columns. */
-    final class Columns implements BindRow.Binder<Encoded> {
-        @Override
-        public void bind(SqlStatement<?> statement, Encoded encoded) {
-            RunEvent event = encoded.event();
-            statement.bind("runId", event.runId())
-                    .bind("seq", event.seq())
-                    .bind("createdAt", event.timestamp())
-                    .bind("type", event.type())
-                    .bind("payload", encoded.payload());
+    /** The seqs a stored row holds: {@code first .. seq}. */
+    record Span(long seq, long first) {
+        public static final class Mapper implements RowMapper<Span> {
+            @Override
+            public Span map(ResultSet rs, StatementContext ctx) throws SQLException {
+                long seq = rs.getLong("seq");
+                Long first = Rows.nullableLong(rs, "first_seq");
+                return new Span(seq, first == null ? seq : first);
+            }
         }
     }
 
-    /** A stored event of a known run. */
-    record Stored(long seq, long createdAt, String payload) {
-        public static final class Mapper implements RowMapper<Stored> {
+    /** A run and its last stored seq (null if it has no events). */
+    record RunLastSeq(String runId, @Nullable Long lastSeq) {
+        static Map<String, Long> map(List<RunLastSeq> rows) {
+            Map<String, Long> last = new HashMap<>();
+            for (RunLastSeq row : rows) {
+                if (row.lastSeq() != null) {
+                    last.put(row.runId(), row.lastSeq());
+                }
+            }
+            return last;
+        }
+
+        public static final class Mapper implements RowMapper<RunLastSeq> {
             @Override
-            public Stored map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Stored(rs.getLong("seq"), rs.getLong("created_at"), rs.getString("payload"));
+            public RunLastSeq map(ResultSet rs, StatementContext ctx) throws SQLException {
+                return new RunLastSeq(rs.getString("run_id"), Rows.nullableLong(rs, "last_seq"));
             }
         }
     }

@@ -38,6 +38,10 @@ public interface SchemaDao {
             + "FROM parley_messages m, parley_threads t WHERE 1 = 0")
     long probeVersion5Columns();
 
+    /** Fails unless the column of version 6 (compact event rows) exists. */
+    @SqlQuery("SELECT COUNT(first_seq) FROM parley_run_events WHERE 1 = 0")
+    long probeVersion6Columns();
+
     /** 1 if the index exists, else 0. */
     int indexExists(String name);
 
@@ -62,6 +66,7 @@ public interface SchemaDao {
         try {
             db.read("probing the schema version", dao -> dao.schema().probeLaterColumns());
             db.read("probing the schema version", dao -> dao.schema().probeVersion5Columns());
+            db.read("probing the schema version", dao -> dao.schema().probeVersion6Columns());
         } catch (ChatException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld, e);
         }

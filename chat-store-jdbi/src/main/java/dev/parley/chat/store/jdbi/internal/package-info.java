@@ -6,7 +6,8 @@
  * {@link dev.parley.chat.store.jdbi.internal.FeedbackDao},
  * {@link dev.parley.chat.store.jdbi.internal.HostActionDao}, {@link dev.parley.chat.store.jdbi.internal.SchemaDao}),
  * attached once ({@link dev.parley.chat.store.jdbi.internal.Daos}); the batched write composing them
- * ({@link dev.parley.chat.store.jdbi.internal.BatchWrite}); what differs per database in its connections
+ * ({@link dev.parley.chat.store.jdbi.internal.BatchWrite}); how events become rows of the event log
+ * ({@link dev.parley.chat.store.jdbi.internal.EventRows}); what differs per database in its connections
  * ({@link dev.parley.chat.store.jdbi.internal.Dialect}); connection handling. DAO parameters are bound by
  * their names (the build compiles with {@code -parameters}). Not API: anything here may change in any
  * release.
