@@ -74,6 +74,71 @@ class ParleyFluxTest {
         assertThat(received).hasSize(1);
     }
 
+    /**
+     * Heartbeats every 5 ms take the reader's demand while a run sends 40 deltas 15 ms apart, and the reader
+     * asks for 2 more only once it got what it asked for: it never gets more than it asked for, and still
+     * gets every event once, in order, and the end.
+     */
+    @Test
+    void heartbeatsTakeDemandWithoutLosingOrOverrunningEvents() throws Exception {
+        engine = ChatEngine.builder().store(new InMemoryChatStore())
+                .runtime(ScriptedRuntime.playing(Scripts.slow(40, 15))).build();
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, thread, StartRun.of("go")).runId();
+        List<Long> seqs = new CopyOnWriteArrayList<>();
+        AtomicReference<String> violation = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger pings = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch ended = new CountDownLatch(1);
+
+        new ParleyFlux(engine, Duration.ofMillis(5)).stream(ALICE, runId, null).subscribe(new BaseSubscriber<>() {
+            private int outstanding;
+
+            @Override
+            protected void hookOnSubscribe(Subscription subscription) {
+                outstanding = 2;
+                subscription.request(2);
+            }
+
+            @Override
+            protected void hookOnNext(ServerSentEvent<String> event) {
+                if (--outstanding < 0) {
+                    violation.set("got more than asked for at " + event);
+                }
+                if (event.id() == null) {
+                    pings.incrementAndGet();
+                } else {
+                    seqs.add(Long.parseLong(event.id()));
+                }
+                if (outstanding == 0) {
+                    outstanding = 2;
+                    request(2);
+                }
+            }
+
+            @Override
+            protected void hookOnError(Throwable error) {
+                failure.set(error);
+                ended.countDown();
+            }
+
+            @Override
+            protected void hookOnComplete() {
+                ended.countDown();
+            }
+        });
+
+        assertThat(ended.await(20, TimeUnit.SECONDS)).as("the stream ends").isTrue();
+        assertThat(failure.get()).isNull();
+        assertThat(violation.get()).isNull();
+        assertThat(pings.get()).as("heartbeats between the deltas").isGreaterThan(10);
+        assertThat(seqs).hasSizeGreaterThan(40);
+        for (int i = 0; i < seqs.size(); i++) {
+            assertThat(seqs.get(i)).isEqualTo(i + 1L);
+        }
+        assertThat(seqs.get(seqs.size() - 1)).isEqualTo(engine.state(ALICE, runId).lastSeq());
+    }
+
     @Test
     void aHeartbeatThatIsNotPositiveIsRefused() {
         engine = ChatEngine.builder().store(new InMemoryChatStore())
