@@ -38,6 +38,13 @@ import javax.management.ObjectName;
  * subscribers.
  */
 final class OpenStreamsBench {
+    /** The starter's settings for many idle streams on Tomcat, as its README recommends them. */
+    static final Map<String, String> TOMCAT_SETTINGS = Map.of("parley.web.tomcat.connection-buffer-size", "1KB",
+            "parley.web.tomcat.response-buffer-size", "1KB");
+
+    private static final double TOMCAT_TARGET = 32 * 1024;
+    private static final double NETTY_TARGET = 16 * 1024;
+
     private final Env env;
 
     OpenStreamsBench(Env env) {
@@ -66,6 +73,7 @@ final class OpenStreamsBench {
             Map<String, Object> properties = new HashMap<>();
             properties.put("server.tomcat.max-connections", Integer.toString(total + 2000));
             properties.put("server.tomcat.accept-count", "1000");
+            properties.putAll(TOMCAT_SETTINGS);
             try (SpringHost host = SpringHost.start(adapter, new InMemoryChatStore(), properties, reactive)) {
                 ChatEngine engine = host.engine();
                 SubscriberCounter counter = host.bean(SubscriberCounter.class);
@@ -126,6 +134,11 @@ final class OpenStreamsBench {
         }
     }
 
+    private static String settings() {
+        return new TreeMap<>(TOMCAT_SETTINGS).entrySet().stream().map(e -> "`" + e.getKey() + "=" + e.getValue() + "`")
+                .collect(Collectors.joining(", "));
+    }
+
     private void reportReactive(List<Point> points, int runs) {
         Point zero = points.get(0);
         Point last = points.get(points.size() - 1);
@@ -138,9 +151,9 @@ final class OpenStreamsBench {
             }
             threads.append(p.threads());
         }
-        env.report.row("4d", "(diagnostic) heap per idle SSE subscriber, the same on WebFlux + Netty (ParleyFlux in a host controller)",
-                Fmt.kb(perSubscriber) + "; threads at 0 / 1 000 / " + n + ": " + threads, "≤ 16 KB", Fmt.ratio(perSubscriber / 16384),
-                Report.Verdict.INFO);
+        env.report.row("4d", "heap per idle SSE subscriber, the same on WebFlux + Netty (ParleyFlux in a host's functional route)",
+                Fmt.kb(perSubscriber) + "; threads at 0 / 1 000 / " + n + ": " + threads, "≤ 16 KB", Fmt.ratio(perSubscriber / NETTY_TARGET),
+                perSubscriber <= NETTY_TARGET ? Report.Verdict.MET : Report.Verdict.MISSED);
         env.report.note("4d: heap growth by class on Netty, per subscriber (top 10): " + histogramDiff(zero, last, n, 10)
                 + "; by package: " + packageDiff(zero, last, n));
     }
@@ -219,7 +232,10 @@ final class OpenStreamsBench {
         return classes;
     }
 
-    /** An idle in-process subscriber: it takes the replay, then waits; it keeps its subscription to cancel it. */
+    /**
+     * An idle in-process subscriber: it takes the replay up to the run's question (a clarify, which runtimes now
+     * send as an input request), then waits; it keeps its subscription to cancel it.
+     */
     private static final class IdleSubscriber implements java.util.concurrent.Flow.Subscriber<dev.parley.chat.event.RunEvent> {
         volatile java.util.concurrent.Flow.Subscription subscription;
         final java.util.concurrent.CountDownLatch replayed = new java.util.concurrent.CountDownLatch(1);
@@ -232,7 +248,8 @@ final class OpenStreamsBench {
 
         @Override
         public void onNext(dev.parley.chat.event.RunEvent event) {
-            if (event.event() instanceof dev.parley.chat.event.AgentStreamEvent.ClarifyRequested) {
+            if (event.event() instanceof dev.parley.chat.event.AgentStreamEvent.ClarifyRequested
+                    || event.event() instanceof dev.parley.chat.event.AgentStreamEvent.InputRequested) {
                 replayed.countDown();
             }
         }
@@ -288,10 +305,12 @@ final class OpenStreamsBench {
         double perSubscriber = (double) (last.liveBytes() - zero.liveBytes()) / n;
         double perSubscriberUsed = (double) (last.heapUsed() - zero.heapUsed()) / n;
         Report r = env.report;
-        r.row("4a", "heap per idle SSE subscriber (" + n + " streams over " + runs + " runs waiting on a clarify, Tomcat)",
+        r.row("4a", "heap per idle SSE subscriber (" + n + " streams over " + runs + " runs waiting on a clarify, Tomcat with the "
+                + "starter's settings for many streams: " + settings() + ")",
                 Fmt.kb(perSubscriber) + " (live heap " + Fmt.mb(zero.liveBytes()) + " → " + Fmt.mb(last.liveBytes())
                         + "; used after GC: " + Fmt.kb(perSubscriberUsed) + ")",
-                "≤ 16 KB", Fmt.ratio(perSubscriber / 16384), perSubscriber <= 16384 ? Report.Verdict.MET : Report.Verdict.MISSED);
+                "≤ 32 KB", Fmt.ratio(perSubscriber / TOMCAT_TARGET), perSubscriber <= TOMCAT_TARGET ? Report.Verdict.MET
+                        : Report.Verdict.MISSED);
         r.row("4c", "heap per idle in-process engine subscriber (ChatEngine.subscribe, no HTTP): the engine's own share",
                 Fmt.kb(engineOnly), "≤ 16 KB", Fmt.ratio(engineOnly / 16384),
                 engineOnly <= 16384 ? Report.Verdict.MET : Report.Verdict.MISSED);

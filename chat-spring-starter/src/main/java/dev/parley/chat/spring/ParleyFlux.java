@@ -5,13 +5,15 @@ import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.json.ChatJson;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
 import org.springframework.http.codec.ServerSentEvent;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Schedulers;
 
 /**
@@ -20,9 +22,10 @@ import reactor.core.scheduler.Schedulers;
  * run is quiet, completing after the terminal event. Cancelling the flux (the client left) never stops
  * the run. Thread-safe.
  *
- * <p>Each subscription is one engine subscription feeding one sink, with the downstream's demand passed
- * on to the engine; heartbeats come from Reactor's shared parallel scheduler. An idle stream costs a few
- * hundred bytes here, so WebFlux hosts can hold many thousands of open streams.
+ * <p>Each subscription is one engine subscription relayed to the subscriber without a queue, the
+ * downstream's demand passed on to the engine; heartbeats come from Reactor's shared parallel scheduler. An
+ * idle stream costs a few hundred bytes here, so WebFlux hosts can hold many thousands of open streams; the
+ * starter's README shows the host route that costs least per stream (a functional endpoint).
  *
  * <p>For WebFlux: Spring MVC writes a returned {@code Flux} with blocking writes on its task executor, so
  * clients that stop reading would hold its threads; MVC controllers use {@link ParleySse}.
@@ -53,51 +56,180 @@ public final class ParleyFlux {
      */
     public Flux<ServerSentEvent<String>> stream(String ownerId, String runId, @Nullable String lastEventId) {
         Flow.Publisher<RunEvent> publisher = engine.subscribe(ownerId, runId, ParleySse.parseCursor(lastEventId));
-        long heartbeatMillis = Math.max(1, heartbeat.toMillis());
-        return Flux.create(sink -> publisher.subscribe(new SinkFeeder(sink, heartbeatMillis)),
-                FluxSink.OverflowStrategy.BUFFER);
+        return new RunFlux(publisher, Math.max(1, heartbeat.toMillis()));
     }
 
-    /** Feeds one sink from one engine subscription, plus heartbeats. */
-    private static final class SinkFeeder implements Flow.Subscriber<RunEvent> {
-        private final FluxSink<ServerSentEvent<String>> sink;
+    /** A run's events for each subscriber: one engine subscription relayed to it, with no queue between. */
+    private static final class RunFlux extends Flux<ServerSentEvent<String>> {
+        private final Flow.Publisher<RunEvent> publisher;
         private final long heartbeatMillis;
-        private volatile @Nullable Disposable heartbeats;
 
-        SinkFeeder(FluxSink<ServerSentEvent<String>> sink, long heartbeatMillis) {
-            this.sink = sink;
+        RunFlux(Flow.Publisher<RunEvent> publisher, long heartbeatMillis) {
+            this.publisher = publisher;
+            this.heartbeatMillis = heartbeatMillis;
+        }
+
+        @Override
+        public void subscribe(CoreSubscriber<? super ServerSentEvent<String>> actual) {
+            publisher.subscribe(new Relay(actual, heartbeatMillis));
+        }
+    }
+
+    /**
+     * Relays one engine subscription to one subscriber, plus heartbeats. The downstream's demand goes to the
+     * engine, which honours it, so an event is normally passed on at once with nothing queued. A heartbeat is
+     * sent while the downstream has demand and takes one unit of it; the engine is then asked for that much
+     * less on the next request. An event the engine sends meanwhile beyond what the downstream still wants
+     * waits in a queue made only then (at most one per heartbeat since the downstream last asked), and goes
+     * first once it asks again. Signals to the downstream are serialised by this object's monitor; the engine
+     * delivers on its own threads, never within {@code request}.
+     */
+    private static final class Relay implements Flow.Subscriber<RunEvent>, Subscription {
+        private final CoreSubscriber<? super ServerSentEvent<String>> actual;
+        private final long heartbeatMillis;
+        private volatile Flow.@Nullable Subscription upstream;
+        private volatile @Nullable Disposable heartbeats;
+        // guarded by this
+        /** What the downstream asked for and did not get yet. */
+        private long demand;
+        /** Heartbeats sent that the engine's demand has not been reduced by yet. */
+        private long owed;
+        private @Nullable ArrayDeque<ServerSentEvent<String>> held;
+        private @Nullable Throwable heldError;
+        private boolean heldComplete;
+        private boolean done;
+
+        Relay(CoreSubscriber<? super ServerSentEvent<String>> actual, long heartbeatMillis) {
+            this.actual = actual;
             this.heartbeatMillis = heartbeatMillis;
         }
 
         @Override
         public void onSubscribe(Flow.Subscription subscription) {
-            heartbeats = Schedulers.parallel().schedulePeriodically(() -> sink.next(PING),
-                    heartbeatMillis, heartbeatMillis, TimeUnit.MILLISECONDS);
-            sink.onDispose(() -> {
-                stopHeartbeats();
-                subscription.cancel();
-            });
-            sink.onRequest(subscription::request);
+            upstream = subscription;
+            heartbeats = Schedulers.parallel().schedulePeriodically(this::heartbeat, heartbeatMillis, heartbeatMillis,
+                    TimeUnit.MILLISECONDS);
+            actual.onSubscribe(this);
+        }
+
+        @Override
+        public void request(long n) {
+            long forward = n;
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                if (n > 0) {
+                    demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
+                    long repaid = Math.min(owed, n);
+                    owed -= repaid;
+                    forward -= repaid;
+                    drainHeld();
+                }
+            }
+            Flow.Subscription s = upstream;
+            if (s != null && (forward > 0 || n <= 0)) {
+                s.request(forward);
+            }
+        }
+
+        /** Emits held events while there is demand, then a held end once they are all out. */
+        private void drainHeld() {
+            ArrayDeque<ServerSentEvent<String>> queue = held;
+            while (queue != null && !queue.isEmpty() && demand > 0) {
+                demand--;
+                actual.onNext(queue.poll());
+            }
+            if (queue != null && queue.isEmpty()) {
+                held = null;
+                if (heldError != null || heldComplete) {
+                    end(heldError);
+                }
+            }
+        }
+
+        private void heartbeat() {
+            synchronized (this) {
+                if (done || demand == 0 || held != null) {
+                    return;
+                }
+                demand--;
+                owed++;
+                actual.onNext(PING);
+            }
         }
 
         @Override
         public void onNext(RunEvent event) {
-            sink.next(ServerSentEvent.builder(ChatJson.shared().write(event))
+            ServerSentEvent<String> sse = ServerSentEvent.builder(ChatJson.shared().write(event))
                     .id(Long.toString(event.seq()))
                     .event(event.type())
-                    .build());
+                    .build();
+            synchronized (this) {
+                if (done) {
+                    return;
+                }
+                if (demand > 0 && held == null) {
+                    demand--;
+                    actual.onNext(sse);
+                } else {
+                    if (held == null) {
+                        held = new ArrayDeque<>(4);
+                    }
+                    held.add(sse);
+                }
+            }
         }
 
         @Override
         public void onError(Throwable error) {
-            stopHeartbeats();
-            sink.error(error);
+            synchronized (this) {
+                if (held != null) {
+                    heldError = error;
+                } else {
+                    end(error);
+                }
+            }
         }
 
         @Override
         public void onComplete() {
+            synchronized (this) {
+                if (held != null) {
+                    heldComplete = true;
+                } else {
+                    end(null);
+                }
+            }
+        }
+
+        @Override
+        public void cancel() {
+            synchronized (this) {
+                if (!done) {
+                    done = true;
+                    held = null;
+                    stopHeartbeats();
+                }
+            }
+            Flow.Subscription s = upstream;
+            if (s != null) {
+                s.cancel();
+            }
+        }
+
+        /** Ends the downstream with {@code error}, or completes it for null; the caller holds the monitor. */
+        private void end(@Nullable Throwable error) {
+            if (done) {
+                return;
+            }
+            done = true;
             stopHeartbeats();
-            sink.complete();
+            if (error != null) {
+                actual.onError(error);
+            } else {
+                actual.onComplete();
+            }
         }
 
         private void stopHeartbeats() {

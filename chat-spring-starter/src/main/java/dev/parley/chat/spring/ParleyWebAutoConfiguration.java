@@ -7,6 +7,7 @@ import dev.parley.chat.spring.internal.MessagesController;
 import dev.parley.chat.spring.internal.OwnerResolvers;
 import dev.parley.chat.spring.internal.RunInputsController;
 import dev.parley.chat.spring.internal.SseStreams;
+import dev.parley.chat.spring.internal.tomcat.TomcatBuffers;
 import jakarta.servlet.WriteListener;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -14,14 +15,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * Parley on a servlet web application: the owner resolver, the SSE helper ({@link ParleySse}) and the REST
  * + SSE endpoints (switch them off with {@code parley.web.enabled=false}). The browser client is served
- * from the starter's jar at {@code /parley/parley-client.js} and {@code /parley/reducer.js}.
+ * from the starter's jar at {@code /parley/parley-client.js} and {@code /parley/reducer.js}. On Tomcat,
+ * {@code parley.web.tomcat.*} ({@link ParleyTomcatProperties}) shrinks the buffers each open stream holds.
  */
 @AutoConfiguration(after = ParleyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -76,5 +80,18 @@ public class ParleyWebAutoConfiguration {
     public RunInputsController parleyRunInputsController(ChatEngine engine, OwnerResolver owners,
             ParleyProperties properties) {
         return new RunInputsController(engine, owners, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
+    }
+
+    /** {@code parley.web.tomcat.*} on the host's Tomcat (nothing changes while they are unset). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.apache.coyote.http11.Http11NioProtocol",
+        "org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory"})
+    @EnableConfigurationProperties(ParleyTomcatProperties.class)
+    static class TomcatSettings {
+        @Bean
+        @ConditionalOnMissingBean
+        TomcatBuffers parleyTomcatBuffers(ParleyTomcatProperties properties) {
+            return new TomcatBuffers(properties);
+        }
     }
 }

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>One flush per burst.</b> Events are formatted as they arrive and written with one flush per burst
  * the engine delivers ({@link BatchingSubscriber#onBatchEnd()}), or sooner once {@link #FLUSH_CHARS} (or a
- * quarter of the buffer, if less) wait.
+ * quarter of the buffer, if less) wait. The formatting buffer is released at each burst's end, so an idle
+ * stream holds only the container's own buffers.
  *
  * <p><b>Bounded buffer.</b> With a buffer limit of B bytes ({@code parley.web.stream-buffer-size}): the
  * stream asks the engine for as many events as fit in what is free of B/2 at the size of the recent largest
@@ -199,6 +200,8 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
             pending.append(frames.batchEnd());
             ended = frames.ended();
             seal();
+            // the stream may now be idle for long: an idle stream keeps no formatting buffer
+            pending.trimToSize();
             written = ended || drain();
             if (!ended) {
                 more = demand();
@@ -370,9 +373,6 @@ final class SseRunStream implements BatchingSubscriber<RunEvent>, SseStreams.Ope
         }
         byte[] bytes = pending.toString().getBytes(StandardCharsets.UTF_8);
         pending.setLength(0);
-        if (pending.capacity() > FLUSH_CHARS * 2) {
-            pending.trimToSize();
-        }
         queue.add(bytes);
         queuedBytes += bytes.length;
     }
