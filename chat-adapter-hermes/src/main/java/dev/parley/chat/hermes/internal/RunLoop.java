@@ -10,6 +10,7 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -19,11 +20,13 @@ import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * One run's stream worker: runs on its own thread, emits into a {@link StreamPublisher.Emitter} (blocking
  * when the subscriber is behind) and guarantees the stream contract: exactly one terminal event, then
- * completion; nothing after the terminal event; the HTTP call closed when the subscriber cancels.
+ * completion; nothing after the terminal event; the HTTP call closed when the subscriber cancels. The
+ * worker runs with the logging context (MDC) of the thread that created it, the one that subscribed.
  */
 public abstract class RunLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(RunLoop.class);
@@ -34,6 +37,7 @@ public abstract class RunLoop implements Runnable {
     final Redactor redactor;
     private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    private final @Nullable Map<String, String> logContext = MDC.getCopyOfContextMap();
     private volatile @Nullable Call current;
     private volatile boolean abandoned;
     private boolean terminal;
@@ -52,6 +56,8 @@ public abstract class RunLoop implements Runnable {
 
     @Override
     public final void run() {
+        Map<String, String> outer = MDC.getCopyOfContextMap();
+        setLogContext(logContext);
         try {
             execute();
             if (!terminal && !isStopped() && !abandoned) {
@@ -72,6 +78,15 @@ public abstract class RunLoop implements Runnable {
             if (!abandoned) {
                 emitter.complete();
             }
+            setLogContext(outer);
+        }
+    }
+
+    private static void setLogContext(@Nullable Map<String, String> context) {
+        if (context == null) {
+            MDC.clear();
+        } else {
+            MDC.setContextMap(context);
         }
     }
 
