@@ -73,6 +73,20 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
 
         /** True once the subscriber cancelled (or broke the protocol); stop producing. */
         boolean isCancelled();
+
+        /**
+         * Hints that the items emitted from now on arrive together: the producer has a chunk of input in
+         * hand (see {@link BurstAwareSubscriber}). A producer that calls this must call {@link #endBurst()}
+         * before it waits for more input, and before it ends the stream. Ignored while a burst is open.
+         */
+        void beginBurst();
+
+        /**
+         * Closes the burst {@link #beginBurst()} opened: the subscriber sees the end after the items emitted
+         * so far, or, if it has not asked for all of them yet, as soon as delivery stops for want of demand
+         * (the rest then arrive outside the burst). Ignored when no burst is open.
+         */
+        void endBurst();
     }
 
     private static final Logger log = LoggerFactory.getLogger(StreamPublisher.class);
@@ -140,6 +154,12 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
         private volatile boolean done;
         private volatile @Nullable Throwable error;
         private volatile @Nullable Throwable protocolError;
+        /** The producer's bursts: open or not, and how many it closed. Written by the producer only. */
+        private volatile boolean burstOpen;
+        private volatile long burstsClosed;
+        /** The bursts as the subscriber saw them; touched only inside {@link #drain()}. */
+        private boolean burstShown;
+        private long burstsClosedShown;
 
         Channel(Flow.Subscriber<? super T> subscriber, int capacity) {
             this.subscriber = subscriber;
@@ -171,6 +191,22 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
         @Override
         public void complete() {
             terminate(null);
+        }
+
+        @Override
+        public void beginBurst() {
+            if (!burstOpen && subscriber instanceof BurstAwareSubscriber) {
+                burstOpen = true;
+            }
+        }
+
+        @Override
+        public void endBurst() {
+            if (burstOpen) {
+                burstOpen = false;
+                burstsClosed++;
+                drain();
+            }
         }
 
         @Override
@@ -304,9 +340,10 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                         return;
                     }
                     try {
+                        showBurst(target);
                         target.onNext(item);
                     } catch (RuntimeException e) {
-                        log.warn("A subscriber threw from onNext (Reactive Streams rule 2.13); cancelling", e);
+                        log.warn("A subscriber threw from onNext or onBurstStart (Reactive Streams rule 2.13); cancelling", e);
                         cancel();
                         return;
                     }
@@ -315,11 +352,39 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                 if (emitted != 0 && demand != Long.MAX_VALUE) {
                     requested.addAndGet(-emitted);
                 }
+                Flow.Subscriber<? super T> target = subscriber;
+                if (target != null && burstShown && burstsClosedShown != burstsClosed) {
+                    try {
+                        endShownBurst(target);
+                    } catch (RuntimeException e) {
+                        log.warn("A subscriber threw from onBurstEnd; cancelling", e);
+                        cancel();
+                        return;
+                    }
+                }
                 missed = wip.addAndGet(-missed);
                 if (missed == 0) {
                     return;
                 }
             }
+        }
+
+        /** Before an item: closes the burst the producer closed since, opens the one it opened. */
+        private void showBurst(Flow.Subscriber<? super T> target) {
+            if (burstShown && burstsClosedShown != burstsClosed) {
+                endShownBurst(target);
+            }
+            if (!burstShown && burstOpen) {
+                burstShown = true;
+                burstsClosedShown = burstsClosed;
+                ((BurstAwareSubscriber<? super T>) target).onBurstStart();
+            }
+        }
+
+        private void endShownBurst(Flow.Subscriber<? super T> target) {
+            burstShown = false;
+            burstsClosedShown = burstsClosed;
+            ((BurstAwareSubscriber<? super T>) target).onBurstEnd();
         }
 
         private boolean isEmpty() {
@@ -357,6 +422,13 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
             }
             if (target == null) {
                 return;
+            }
+            if (burstShown) {
+                try {
+                    endShownBurst(target);
+                } catch (RuntimeException e) {
+                    log.warn("A subscriber threw from onBurstEnd", e);
+                }
             }
             if (failure == null) {
                 target.onComplete();

@@ -145,4 +145,90 @@ class EventPathTest extends EngineTestSupport {
         }
         assertThat(all).filteredOn("event"::equals).hasSizeGreaterThanOrEqualTo(5_000);
     }
+    @Test
+    void aRuntimesBurstReachesTheSubscriberAtItsEndAndNothingWaitsPastIt() throws Exception {
+        CountDownLatch caughtUp = new CountDownLatch(1);
+        CountDownLatch sawAfterBurst = new CountDownLatch(1);
+        CountDownLatch sawUncapped = new CountDownLatch(1);
+        List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+        List<String> heldWhileOpen = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger delivered = new AtomicInteger();
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            p.text("before ");
+            caughtUp.await(10, TimeUnit.SECONDS);
+            p.beginBurst();
+            for (int i = 0; i < 10; i++) {
+                p.text("b" + i + " ");
+                p.sleep(20);
+            }
+            heldWhileOpen.add("delivered inside the burst: " + (delivered.get() - 1));
+            p.endBurst();
+            p.text("after ");
+            // the runtime waits now: what it emitted before is on its way regardless
+            if (!sawAfterBurst.await(5, TimeUnit.SECONDS)) {
+                heldWhileOpen.add("the event after the burst did not arrive while the runtime waited");
+            }
+            p.beginBurst();
+            for (int i = 0; i < 3 * 64; i++) {
+                p.text("c ");
+            }
+            // a burst the runtime does not end in time still wakes the subscriber every 64 events
+            if (!sawUncapped.await(5, TimeUnit.SECONDS)) {
+                heldWhileOpen.add("a long burst held every event back");
+            }
+            p.endBurst();
+            p.finish();
+        }));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, threadId, StartRun.of("go")).runId();
+
+        CountDownLatch done = new CountDownLatch(1);
+        List<String> current = new ArrayList<>();
+        engine.subscribe(ALICE, runId, 0).subscribe(new BatchingSubscriber<RunEvent>() {
+            @Override
+            public void onSubscribe(Flow.Subscription s) {
+                s.request(Long.MAX_VALUE);
+            }
+
+            @Override
+            public void onNext(RunEvent event) {
+                if (event.event() instanceof dev.parley.chat.event.AgentStreamEvent.TextDelta text) {
+                    current.add(text.delta().strip());
+                    delivered.incrementAndGet();
+                    if (text.delta().equals("before ")) {
+                        caughtUp.countDown();
+                    } else if (text.delta().equals("after ")) {
+                        sawAfterBurst.countDown();
+                    } else if (delivered.get() >= 1 + 10 + 1 + 64) {
+                        sawUncapped.countDown();
+                    }
+                }
+            }
+
+            @Override
+            public void onBatchEnd() {
+                if (!current.isEmpty()) {
+                    batches.add(List.copyOf(current));
+                    current.clear();
+                }
+            }
+
+            @Override
+            public void onError(Throwable error) {
+                done.countDown();
+            }
+
+            @Override
+            public void onComplete() {
+                done.countDown();
+            }
+        });
+        assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(heldWhileOpen).containsExactly("delivered inside the burst: 0");
+        // the burst's events come in one delivery batch, however slowly the runtime emitted them
+        assertThat(batches).anySatisfy(batch -> assertThat(batch)
+                .containsSubsequence("b0", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"));
+        awaitRun(engine, runId, RunStatus.SUCCEEDED);
+    }
 }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class StreamPublisherTest {
 
     /** A subscriber that records everything and requests only when told to. */
-    static final class Recorder<T> implements Flow.Subscriber<T> {
+    static class Recorder<T> implements Flow.Subscriber<T> {
         final List<T> items = new CopyOnWriteArrayList<>();
         final AtomicReference<Throwable> error = new AtomicReference<>();
         final CountDownLatch done = new CountDownLatch(1);
@@ -136,6 +136,128 @@ class StreamPublisherTest {
         publisher.subscribe(recorder);
         assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
         assertThat(recorder.error.get()).hasMessage("connection refused");
+    }
+
+    /** Records items and burst signals as one sequence: "[" opens a burst, "]" closes it, "done" ends. */
+    static class BurstRecorder extends Recorder<String> implements BurstAwareSubscriber<String> {
+        final List<String> signals = new CopyOnWriteArrayList<>();
+        private final long initialDemand;
+
+        BurstRecorder(long initialDemand) {
+            this.initialDemand = initialDemand;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            super.onSubscribe(s);
+            s.request(initialDemand);
+        }
+
+        @Override
+        public void onNext(String item) {
+            signals.add(item);
+            super.onNext(item);
+        }
+
+        @Override
+        public void onBurstStart() {
+            signals.add("[");
+        }
+
+        @Override
+        public void onBurstEnd() {
+            signals.add("]");
+        }
+
+        @Override
+        public void onComplete() {
+            signals.add("done");
+            super.onComplete();
+        }
+    }
+
+    @Test
+    void burstsReachABurstAwareSubscriberInOrderWithTheItems() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.beginBurst();
+            emitter.emit("a");
+            emitter.emit("b");
+            emitter.endBurst();
+            emitter.emit("c");
+            emitter.beginBurst();
+            emitter.endBurst();
+            emitter.endBurst();
+            emitter.beginBurst();
+            emitter.beginBurst();
+            emitter.emit("d");
+            emitter.complete();
+        });
+        BurstRecorder recorder = new BurstRecorder(Long.MAX_VALUE);
+        publisher.subscribe(recorder);
+
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        // an empty burst is not shown; a repeated begin or end is ignored; the stream's end closes an open burst
+        assertThat(recorder.signals).containsExactly("[", "a", "b", "]", "c", "[", "d", "]", "done");
+    }
+
+    @Test
+    void aBurstAlsoEndsWhenDeliveryStopsForWantOfDemand() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.beginBurst();
+            emitter.emit("a");
+            emitter.emit("b");
+            emitter.endBurst();
+            emitter.beginBurst();
+            emitter.emit("c");
+            emitter.endBurst();
+            emitter.complete();
+        });
+        BurstRecorder recorder = new BurstRecorder(1);
+        publisher.subscribe(recorder);
+        // "b" and "c" wait for demand; the subscriber is not left inside a burst meanwhile
+        assertThat(recorder.signals).containsExactly("[", "a", "]");
+
+        recorder.subscription.request(Long.MAX_VALUE);
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.signals).containsExactly("[", "a", "]", "b", "c", "done");
+    }
+
+    @Test
+    void aPlainSubscriberNeverSeesBursts() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> new Thread(() -> {
+            emitter.beginBurst();
+            emitter.emit("a");
+            emitter.endBurst();
+            emitter.complete();
+        }).start());
+        Recorder<String> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+        recorder.subscription.request(Long.MAX_VALUE);
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.items).containsExactly("a");
+        assertThat(recorder.error.get()).isNull();
+    }
+
+    @Test
+    void aSubscriberThatThrowsFromOnBurstStartIsCancelled() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicBoolean secondDropped = new AtomicBoolean();
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.onCancel(() -> cancelled.set(true));
+            emitter.beginBurst();
+            emitter.emit("a");
+            secondDropped.set(!emitter.emit("b"));
+        });
+        BurstRecorder recorder = new BurstRecorder(Long.MAX_VALUE) {
+            @Override
+            public void onBurstStart() {
+                throw new IllegalStateException("broken subscriber");
+            }
+        };
+        publisher.subscribe(recorder);
+        assertThat(cancelled).isTrue();
+        assertThat(secondDropped).isTrue();
+        assertThat(recorder.signals).isEmpty();
     }
 
     private static <T> List<T> awaitSize(List<T> list, int size) throws InterruptedException {

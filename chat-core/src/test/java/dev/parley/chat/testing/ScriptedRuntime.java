@@ -75,6 +75,16 @@ public final class ScriptedRuntime implements RuntimeAdapter {
             }
         }
 
+        /** Opens a burst: the items up to {@link #endBurst()} arrive together. */
+        public void beginBurst() {
+            emitter.beginBurst();
+        }
+
+        /** Closes the burst {@link #beginBurst()} opened. */
+        public void endBurst() {
+            emitter.endBurst();
+        }
+
         /** Emits a piece of the answer. */
         public void text(String delta) {
             emit(new AgentStreamEvent.TextDelta(request.assistantMessageId(), delta));

@@ -36,6 +36,7 @@ public abstract class RunLoop implements Runnable {
     final String runId;
     final Redactor redactor;
     private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
+    private final SseReader.Bursts bursts;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final @Nullable Map<String, String> logContext = MDC.getCopyOfContextMap();
     private volatile @Nullable Call current;
@@ -48,6 +49,17 @@ public abstract class RunLoop implements Runnable {
         this.runId = request.runId();
         this.redactor = redactor;
         this.emitter = emitter;
+        this.bursts = new SseReader.Bursts() {
+            @Override
+            public void begin() {
+                emitter.beginBurst();
+            }
+
+            @Override
+            public void end() {
+                emitter.endBurst();
+            }
+        };
         emitter.onCancel(this::stop);
     }
 
@@ -178,9 +190,12 @@ public abstract class RunLoop implements Runnable {
         }
     }
 
-    /** Reads an opened stream to its end. */
+    /**
+     * Reads an opened stream to its end. The frames of one read from the socket reach the subscriber as one
+     * burst (see {@link dev.parley.chat.runtime.BurstAwareSubscriber}).
+     */
     final SseReader.Ending read(Opened opened, SseReader.FrameHandler handler) {
-        return SseReader.read(opened.call(), opened.response(), handler);
+        return SseReader.read(opened.call(), opened.response(), handler, bursts);
     }
 
     static boolean isStall(@Nullable Throwable failure) {

@@ -372,6 +372,7 @@ public final class ActiveRun {
             if (hasEnded()) {
                 throw ChatException.conflict("the run no longer waits for this answer");
             }
+            runLog.showHeld();
             inputs.deliver(input, answer);
         } finally {
             order.unlock();
@@ -438,6 +439,9 @@ public final class ActiveRun {
         ctx.writer.markDirty(this, 1);
         ctx.listener.eventAppended(logged);
 
+        if (durableFirst) {
+            runLog.showHeld();
+        }
         if (event.isTerminal()) {
             finish();
         } else if (durableFirst) {
@@ -449,11 +453,11 @@ public final class ActiveRun {
                 publishedInputs = reducer.pendingInputs();
                 publishedClarifies = reducer.pendingClarifies();
             }
-            publish(event, statusChanged);
+            publish(event, statusChanged, false);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
             inputs.requested(ask.inputId(), ask.deadline());
         } else {
-            publish(event, statusChanged);
+            publish(event, statusChanged, !statusChanged);
             if (event instanceof AgentStreamEvent.ToolCallEnd) {
                 toolCallEnded(((AgentStreamEvent.ToolCallEnd) event).executionId());
             }
@@ -461,7 +465,8 @@ public final class ActiveRun {
         return logged;
     }
 
-    private void publish(AgentStreamEvent event, boolean statusChanged) {
+    /** @param holdable the subscribers may be woken for it at the end of the runtime's burst */
+    private void publish(AgentStreamEvent event, boolean statusChanged, boolean holdable) {
         long visible;
         synchronized (this) {
             visible = syncSeq > 0 ? Math.min(lastSeq, syncSeq - 1) : lastSeq;
@@ -474,7 +479,22 @@ public final class ActiveRun {
                 publishedClarifies = reducer.pendingClarifies();
             }
         }
-        runLog.publish(visible);
+        runLog.publish(visible, holdable);
+    }
+
+    /** The runtime's stream is inside a burst: its plain events wake the subscribers at the burst's end. */
+    void holdSignals() {
+        runLog.holdSignals();
+    }
+
+    /** The runtime's burst ended. */
+    void releaseSignals() {
+        runLog.releaseSignals();
+    }
+
+    /** The runtime's stream is about to wait (for the store): show what its burst holds back so far. */
+    void showHeldEvents() {
+        runLog.showHeld();
     }
 
     /**

@@ -192,6 +192,11 @@ public final class BatchWriter implements AutoCloseable {
         }
     }
 
+    /** True while too many events wait for the store: {@link #awaitCapacity()} would block. */
+    boolean isBacklogged() {
+        return pendingEvents.get() > limits.maxPendingEvents();
+    }
+
     /** Blocks the calling stream while too many events wait for the store (back-pressure). */
     void awaitCapacity() {
         if (pendingEvents.get() <= limits.maxPendingEvents()) {

@@ -12,9 +12,16 @@ import org.jspecify.annotations.Nullable;
  * it. Events that are not yet stored are never evicted, so ring plus store always cover every event.
  * Subscribers hold only a cursor into this shared log, never a buffer of their own.
  *
+ * <p>While the runtime is inside a burst ({@link #holdSignals}) newly visible events do not wake the
+ * subscribers one by one: they are woken once at the burst's end, or after {@link #MAX_HELD} events,
+ * whichever comes first. Subscribers already reading pick the events up as they become visible.
+ *
  * <p>Thread-safe. {@link #add} runs under the run's lock; {@link #readAfter} from delivery threads.
  */
 final class RunLog {
+    /** The most events a burst keeps subscribers from seeing before they are woken anyway. */
+    static final int MAX_HELD = 64;
+
     private final String runId;
     private final int capacity;
     private final Set<LiveSubscription> subscribers = ConcurrentHashMap.newKeySet();
@@ -26,6 +33,9 @@ final class RunLog {
     private long evictedUpTo;
     private long flushedSeq;
     private volatile long visibleSeq;
+    private boolean holding;
+    /** Events made visible while holding, since the subscribers were last woken. */
+    private int held;
 
     RunLog(String runId, int capacity, long baseSeq) {
         this.runId = runId;
@@ -118,11 +128,55 @@ final class RunLog {
 
     /** Makes events up to {@code seq} visible and wakes the subscribers. */
     void publish(long seq) {
+        publish(seq, false);
+    }
+
+    /**
+     * Makes events up to {@code seq} visible and wakes the subscribers, unless the event may wait for the
+     * end of the runtime's burst ({@code holdable}) and one is open.
+     */
+    void publish(long seq, boolean holdable) {
+        boolean wake;
         synchronized (this) {
             if (seq > visibleSeq) {
                 visibleSeq = seq;
             }
+            wake = !holdable || !holding || ++held >= MAX_HELD;
+            if (wake) {
+                held = 0;
+            }
         }
+        if (wake) {
+            wakeSubscribers();
+        }
+    }
+
+    /** The runtime's burst began: hold back waking the subscribers for holdable events. */
+    synchronized void holdSignals() {
+        holding = true;
+    }
+
+    /** The runtime's burst ended: wake the subscribers if events became visible meanwhile. */
+    void releaseSignals() {
+        synchronized (this) {
+            holding = false;
+        }
+        showHeld();
+    }
+
+    /** Wakes the subscribers for the events held so far, without ending the burst (before a wait). */
+    void showHeld() {
+        boolean wake;
+        synchronized (this) {
+            wake = held > 0;
+            held = 0;
+        }
+        if (wake) {
+            wakeSubscribers();
+        }
+    }
+
+    private void wakeSubscribers() {
         for (LiveSubscription subscription : subscribers) {
             subscription.signal();
         }

@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.runtime.BurstAwareSubscriber;
 import java.util.concurrent.Flow;
 
 /**
@@ -8,9 +9,10 @@ import java.util.concurrent.Flow;
  * the run. Signals arrive on the runtime's threads, one at a time (Reactive Streams). A clarify's older
  * events are logged in their current form ({@link AgentStreamEvent#current}); answers are logged by the
  * engine, never taken from the runtime, and the runtime's report that an input ended is logged only while
- * the input is still pending (the engine may have expired it already).
+ * the input is still pending (the engine may have expired it already). Inside a runtime's burst the run
+ * wakes its subscribers once, at the burst's end, rather than once per event.
  */
-final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
+final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
     private final EngineContext ctx;
     private final ActiveRun run;
 
@@ -47,8 +49,21 @@ final class RuntimeStream implements Flow.Subscriber<AgentStreamEvent> {
             if (run.ingest(event) != null && event instanceof AgentStreamEvent.InputResolved withdrawn) {
                 run.inputClosedByRuntime(withdrawn);
             }
-            ctx.writer.awaitCapacity();
+            if (ctx.writer.isBacklogged()) {
+                run.showHeldEvents();
+                ctx.writer.awaitCapacity();
+            }
         });
+    }
+
+    @Override
+    public void onBurstStart() {
+        run.holdSignals();
+    }
+
+    @Override
+    public void onBurstEnd() {
+        run.releaseSignals();
     }
 
     @Override
