@@ -102,7 +102,8 @@ public final class ActiveRun {
         this.initialMessages = List.copyOf(initialMessages);
         this.lastSeq = baseSeq;
         this.writes = new RunWrites(ctx, runId, reservedSeq);
-        this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY, baseSeq);
+        this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY,
+                Math.min(ctx.limits.subscriberLagLimit(), EngineContext.READER_RING_CAPACITY), baseSeq);
         this.host = host;
         this.tools = new ToolRunner(ctx, this, clientTools);
         this.inputs = new RunInputs(ctx, this);

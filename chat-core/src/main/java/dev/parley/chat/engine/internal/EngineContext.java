@@ -22,6 +22,8 @@ import org.jspecify.annotations.Nullable;
 public final class EngineContext {
     /** How many of a run's newest events stay in memory after they are stored. */
     static final int RING_CAPACITY = 1024;
+    /** How many it may keep while a subscriber reading them from memory is behind (see {@link RunLog}). */
+    static final int READER_RING_CAPACITY = 8 * RING_CAPACITY;
     /**
      * How far ahead of the newest seq the store's reservation mark is moved. A new run's first block is
      * stored with the run; later, whenever less than a block is left, the next block rides in the batch

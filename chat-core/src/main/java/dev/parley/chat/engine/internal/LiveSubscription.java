@@ -46,12 +46,15 @@ final class LiveSubscription implements Flow.Subscription {
     private volatile @Nullable Throwable protocolError;
     /** The seq of the last event delivered; touched only inside {@link #drain()}. */
     private long cursor;
+    /** {@link #cursor} as other threads see it, after each delivered batch. */
+    private volatile long readUpTo;
     private boolean pollScheduled;
 
     LiveSubscription(EngineContext ctx, String runId, long afterSeq, Flow.Subscriber<? super RunEvent> subscriber) {
         this.ctx = ctx;
         this.runId = runId;
         this.cursor = afterSeq;
+        this.readUpTo = afterSeq;
         this.subscriber = subscriber;
     }
 
@@ -89,6 +92,11 @@ final class LiveSubscription implements Flow.Subscription {
             cancelled = true;
             close();
         }
+    }
+
+    /** The seq of the last event this subscriber was handed (updated once per delivered batch). */
+    long readUpTo() {
+        return readUpTo;
     }
 
     /** Another instance stored new events of the run (or notices may have been lost): read them. */
@@ -195,6 +203,7 @@ final class LiveSubscription implements Flow.Subscription {
                 return true;
             }
         }
+        readUpTo = cursor;
         if (target instanceof BatchingSubscriber<?> batching && !cancelled) {
             try {
                 batching.onBatchEnd();

@@ -12,6 +12,12 @@ import org.jspecify.annotations.Nullable;
  * it. Events that are not yet stored are never evicted, so ring plus store always cover every event.
  * Subscribers hold only a cursor into this shared log, never a buffer of their own.
  *
+ * <p>The ring keeps about {@code capacity} stored events, and more while a subscriber reading from it is
+ * behind: a stored event leaves only once every such subscriber has read it, or once the ring holds
+ * {@code readerCapacity} events. A subscriber that falls a little behind (a busy machine, a slow moment on
+ * its connection) so catches up from memory rather than from the store; one that falls further behind
+ * reads the store, as a new subscriber replaying an old run does.
+ *
  * <p>While the runtime is inside a burst ({@link #holdSignals}) newly visible events do not wake the
  * subscribers one by one: they are woken once at the burst's end, or after {@link #MAX_HELD} events,
  * whichever comes first. Subscribers already reading pick the events up as they become visible.
@@ -24,6 +30,9 @@ final class RunLog {
 
     private final String runId;
     private final int capacity;
+    private final int readerCapacity;
+    /** How far below the capacity a trim goes, so that subscribers' cursors are looked at once per this many events. */
+    private final int trimSlack;
     private final Set<LiveSubscription> subscribers = ConcurrentHashMap.newKeySet();
 
     private RunEvent[] ring;
@@ -37,9 +46,15 @@ final class RunLog {
     /** Events made visible while holding, since the subscribers were last woken. */
     private int held;
 
-    RunLog(String runId, int capacity, long baseSeq) {
+    /**
+     * @param capacity the stored events the ring keeps
+     * @param readerCapacity the most events it keeps for subscribers that are behind (at least {@code capacity})
+     */
+    RunLog(String runId, int capacity, int readerCapacity, long baseSeq) {
         this.runId = runId;
         this.capacity = capacity;
+        this.readerCapacity = Math.max(capacity, readerCapacity);
+        this.trimSlack = Math.max(1, capacity / 8);
         this.ring = new RunEvent[Math.min(capacity, 64)];
         this.evictedUpTo = baseSeq;
         this.flushedSeq = baseSeq;
@@ -52,9 +67,10 @@ final class RunLog {
 
     synchronized void add(RunEvent event) {
         if (size == ring.length) {
-            if (size >= capacity && ring[head].seq() <= flushedSeq) {
-                evictFront();
-            } else {
+            if (size >= capacity) {
+                trim(capacity - trimSlack);
+            }
+            if (size == ring.length) {
                 grow();
             }
         }
@@ -67,9 +83,33 @@ final class RunLog {
         if (seq > flushedSeq) {
             flushedSeq = seq;
         }
-        while (size > capacity && ring[head].seq() <= flushedSeq) {
+        if (size > capacity) {
+            trim(capacity);
+        }
+    }
+
+    /**
+     * Evicts stored events from the front down to {@code target} events, keeping those a subscriber reading
+     * from the ring has not read yet unless the ring holds {@code readerCapacity}.
+     */
+    private void trim(int target) {
+        long unread = oldestUnread();
+        while (size > target && ring[head].seq() <= flushedSeq
+                && (ring[head].seq() <= unread || size >= readerCapacity)) {
             evictFront();
         }
+    }
+
+    /** The seq up to which every subscriber reading from the ring has read (MAX_VALUE with none). */
+    private long oldestUnread() {
+        long oldest = Long.MAX_VALUE;
+        for (LiveSubscription subscription : subscribers) {
+            long read = subscription.readUpTo();
+            if (read >= evictedUpTo && read < oldest) {
+                oldest = read;
+            }
+        }
+        return oldest;
     }
 
     private void evictFront() {
