@@ -11,7 +11,11 @@ final class Options {
 
     int events = 200_000;
     int rounds = 3;
-    int warmupRounds = 1;
+    /**
+     * Rounds run before the measured ones. Three: with one, the relay's rounds still sped up from one
+     * measured round to the next (the JIT was still compiling the store paths).
+     */
+    int warmupRounds = 3;
     int persistEvents = 200_000;
     int latencyRuns = 200;
     double latencyRate = 50;
@@ -48,6 +52,7 @@ final class Options {
                 case "--quick":
                     o.events = 20_000;
                     o.rounds = 1;
+                    o.warmupRounds = 1;
                     o.persistEvents = 20_000;
                     o.latencyRuns = 50;
                     o.latencyEventsPerRun = 100;
