@@ -104,21 +104,32 @@ class DroppedClientsHttpTest {
         assertThat(warnings).as("warnings logged for %d dropped streams", drops.get()).isEmpty();
     }
 
-    /** Opens the run's stream, reads {@code bytes} of it (after a pause of {@code pauseMillis}), and resets. */
+    /**
+     * Opens the run's stream, reads {@code bytes} of it (after a pause of {@code pauseMillis}), and resets. A
+     * response that ends sooner (the server may answer or end a stream early) closes the connection, so the
+     * dropper never waits on a kept-alive connection; a stream that stops sending fails the dropper.
+     */
     private void dropMidStream(String runId, int bytes, int pauseMillis) throws IOException, InterruptedException {
         try (Socket socket = connect()) {
+            socket.setSoTimeout(20_000);
             socket.getOutputStream().write(("GET /api/chat/runs/" + runId + "/stream HTTP/1.1\r\nHost: localhost\r\n"
-                    + "Accept: text/event-stream\r\nX-Parley-Owner: " + OWNER + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    + "Accept: text/event-stream\r\nX-Parley-Owner: " + OWNER + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             InputStream in = socket.getInputStream();
             byte[] buffer = new byte[8192];
             int read = 0;
             Thread.sleep(pauseMillis);
-            while (read < bytes) {
-                int n = in.read(buffer, 0, Math.min(buffer.length, bytes - read));
-                if (n < 0) {
-                    break;
+            try {
+                while (read < bytes) {
+                    int n = in.read(buffer, 0, Math.min(buffer.length, bytes - read));
+                    if (n < 0) {
+                        break;
+                    }
+                    read += n;
                 }
-                read += n;
+            } catch (java.net.SocketTimeoutException e) {
+                throw new AssertionError("a stream stopped sending after " + read + " of the " + bytes
+                        + " bytes its client wanted", e);
             }
             socket.setSoLinger(true, 0);
         }
