@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -61,7 +62,12 @@ public final class BatchWriter implements AutoCloseable {
     private final AtomicLong pendingEvents = new AtomicLong();
     /** Serialises the writes; fair, so that a run's synchronous flush gets in between two bounded writes. */
     private final ReentrantLock flushLock = new ReentrantLock(true);
-    private final Object capacity = new Object();
+    /**
+     * Streams held back by {@link #awaitCapacity()} wait on this condition: a lock, not a monitor, so that a
+     * waiting virtual thread (Java 21+) releases its carrier on every Java version.
+     */
+    private final ReentrantLock capacityLock = new ReentrantLock();
+    private final Condition capacityFreed = capacityLock.newCondition();
     private final Thread flusher;
     private volatile boolean closed;
 
@@ -203,15 +209,18 @@ public final class BatchWriter implements AutoCloseable {
             return;
         }
         LockSupport.unpark(flusher);
-        synchronized (capacity) {
+        capacityLock.lock();
+        try {
             while (pendingEvents.get() > limits.maxPendingEvents() && !closed) {
                 try {
-                    capacity.wait(100);
+                    capacityFreed.await(100, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
                 }
             }
+        } finally {
+            capacityLock.unlock();
         }
     }
 
@@ -528,9 +537,7 @@ public final class BatchWriter implements AutoCloseable {
 
     private void release(int events) {
         if (pendingEvents.addAndGet(-events) <= limits.maxPendingEvents()) {
-            synchronized (capacity) {
-                capacity.notifyAll();
-            }
+            wakeHeldStreams();
         }
     }
 
@@ -562,8 +569,15 @@ public final class BatchWriter implements AutoCloseable {
         if (!flushNow()) {
             log.error("The last flush failed: the newest events of the active runs were not stored");
         }
-        synchronized (capacity) {
-            capacity.notifyAll();
+        wakeHeldStreams();
+    }
+
+    private void wakeHeldStreams() {
+        capacityLock.lock();
+        try {
+            capacityFreed.signalAll();
+        } finally {
+            capacityLock.unlock();
         }
     }
 }
