@@ -36,7 +36,6 @@ public abstract class RunLoop implements Runnable {
     final String runId;
     final Redactor redactor;
     private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
-    private final SseReader.Bursts bursts;
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final @Nullable Map<String, String> logContext = MDC.getCopyOfContextMap();
     private volatile @Nullable Call current;
@@ -49,17 +48,6 @@ public abstract class RunLoop implements Runnable {
         this.runId = request.runId();
         this.redactor = redactor;
         this.emitter = emitter;
-        this.bursts = new SseReader.Bursts() {
-            @Override
-            public void begin() {
-                emitter.beginBurst();
-            }
-
-            @Override
-            public void end() {
-                emitter.endBurst();
-            }
-        };
         emitter.onCancel(this::stop);
     }
 
@@ -195,7 +183,7 @@ public abstract class RunLoop implements Runnable {
      * burst (see {@link dev.parley.chat.runtime.BurstAwareSubscriber}).
      */
     final SseReader.Ending read(Opened opened, SseReader.FrameHandler handler) {
-        return SseReader.read(opened.call(), opened.response(), handler, bursts);
+        return SseReader.read(opened.call(), opened.response(), handler, emitter);
     }
 
     static boolean isStall(@Nullable Throwable failure) {

@@ -1,5 +1,6 @@
 package dev.parley.chat.hermes.internal;
 
+import dev.parley.chat.runtime.StreamPublisher;
 import java.io.IOException;
 import okhttp3.Call;
 import okhttp3.Response;
@@ -17,9 +18,10 @@ import org.jspecify.annotations.Nullable;
  * heartbeats are skipped by it, but they still reset the read timeout) and hands each frame to a
  * {@link FrameHandler}. Blocking in the handler back-pressures the socket.
  *
- * <p>The frames parsed from one read of the socket form a burst: {@link Bursts#begin()} is called when the
- * parser has new bytes in hand and {@link Bursts#end()} before every read that may wait for the network,
- * and once more when reading stops.
+ * <p>The frames parsed from one read of the socket form a burst of the emitter they go to:
+ * {@link StreamPublisher.Emitter#beginBurst()} when the parser has new bytes in hand,
+ * {@link StreamPublisher.Emitter#endBurst()} before every read that may wait for the network and once more
+ * when reading stops.
  */
 final class SseReader {
 
@@ -27,23 +29,6 @@ final class SseReader {
     interface FrameHandler {
         /** Handles a frame; returns false to stop reading (the call is then cancelled). */
         boolean onFrame(@Nullable String id, @Nullable String type, String data);
-    }
-
-    /** Told where the bursts of frames begin and end (see the class comment). */
-    interface Bursts {
-        Bursts NONE = new Bursts() {
-            @Override
-            public void begin() {
-            }
-
-            @Override
-            public void end() {
-            }
-        };
-
-        void begin();
-
-        void end();
     }
 
     /** How reading ended: stopped by the handler, the body's end, or a failure. */
@@ -56,32 +41,32 @@ final class SseReader {
     private SseReader() {
     }
 
-    static Ending read(Call call, Response response, FrameHandler handler, Bursts bursts) {
+    static Ending read(Call call, Response response, FrameHandler handler, StreamPublisher.Emitter<?> bursts) {
         Listener listener = new Listener(call, handler);
         try {
             EventSources.processResponse(withBursts(response, bursts), listener);
         } catch (RuntimeException e) {
             listener.failure = e;
         } finally {
-            bursts.end();
+            bursts.endBurst();
             response.close();
         }
         return new Ending(listener.stopped, listener.stopped ? null : listener.failure);
     }
 
     /** The response with a body that ends the current burst before each read and begins one after it. */
-    private static Response withBursts(Response response, Bursts bursts) {
+    private static Response withBursts(Response response, StreamPublisher.Emitter<?> bursts) {
         ResponseBody body = response.body();
-        if (body == null || bursts == Bursts.NONE) {
+        if (body == null) {
             return response;
         }
         ForwardingSource marked = new ForwardingSource(body.source()) {
             @Override
             public long read(Buffer sink, long byteCount) throws IOException {
-                bursts.end();
+                bursts.endBurst();
                 long read = super.read(sink, byteCount);
                 if (read > 0) {
-                    bursts.begin();
+                    bursts.beginBurst();
                 }
                 return read;
             }

@@ -483,21 +483,6 @@ public final class ActiveRun {
         runLog.publish(visible, holdable);
     }
 
-    /** The runtime's stream is inside a burst: its plain events wake the subscribers at the burst's end. */
-    void holdSignals() {
-        runLog.holdSignals();
-    }
-
-    /** The runtime's burst ended. */
-    void releaseSignals() {
-        runLog.releaseSignals();
-    }
-
-    /** The runtime's stream is about to wait (for the store): show what its burst holds back so far. */
-    void showHeldEvents() {
-        runLog.showHeld();
-    }
-
     /**
      * After the terminal event: stores it (retried by the batch writer if the store fails now), frees the
      * thread, then shows the end. The run leaves memory once its end is stored ({@link #stored}).

@@ -205,13 +205,13 @@ public final class BatchWriter implements AutoCloseable {
 
     /** Blocks the calling stream while too many events wait for the store (back-pressure). */
     void awaitCapacity() {
-        if (pendingEvents.get() <= limits.maxPendingEvents()) {
+        if (!isBacklogged()) {
             return;
         }
         LockSupport.unpark(flusher);
         capacityLock.lock();
         try {
-            while (pendingEvents.get() > limits.maxPendingEvents() && !closed) {
+            while (isBacklogged() && !closed) {
                 try {
                     capacityFreed.await(100, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {

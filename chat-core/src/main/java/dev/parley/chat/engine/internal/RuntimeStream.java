@@ -50,7 +50,7 @@ final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
                 run.inputClosedByRuntime(withdrawn);
             }
             if (ctx.writer.isBacklogged()) {
-                run.showHeldEvents();
+                run.log().showHeld();
                 ctx.writer.awaitCapacity();
             }
         });
@@ -58,12 +58,12 @@ final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
 
     @Override
     public void onBurstStart() {
-        run.holdSignals();
+        run.log().holdSignals();
     }
 
     @Override
     public void onBurstEnd() {
-        run.releaseSignals();
+        run.log().releaseSignals();
     }
 
     @Override
