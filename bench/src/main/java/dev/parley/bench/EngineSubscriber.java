@@ -24,6 +24,7 @@ final class EngineSubscriber implements Flow.Subscriber<RunEvent> {
     private volatile long textDeltas;
     private volatile int resubscribes;
     private volatile long terminalNanos;
+    private volatile long lastTextDeltaNanos;
     private volatile AgentStreamEvent terminal;
     private volatile Throwable failure;
 
@@ -50,6 +51,7 @@ final class EngineSubscriber implements Flow.Subscriber<RunEvent> {
         AgentStreamEvent e = event.event();
         if (e instanceof AgentStreamEvent.TextDelta) {
             textDeltas++;
+            lastTextDeltaNanos = System.nanoTime();
             if (probe != null) {
                 probe.accept(event);
             }
@@ -89,6 +91,11 @@ final class EngineSubscriber implements Flow.Subscriber<RunEvent> {
             throw new IllegalStateException("run " + runId + " failed for its subscriber", failure);
         }
         return terminalNanos;
+    }
+
+    /** The System.nanoTime() the last text delta arrived (0 before the first). */
+    long lastTextDeltaNanos() {
+        return lastTextDeltaNanos;
     }
 
     boolean isDone() {

@@ -44,6 +44,9 @@ final class RelayBench {
     private final Map<String, Stats> results = new LinkedHashMap<>();
     private final Map<String, String> cpu = new LinkedHashMap<>();
     private final Map<String, Stats> cpuMicros = new LinkedHashMap<>();
+    /** Per engine configuration: milliseconds from the last text delta to the terminal event (the run's end). */
+    private final Map<String, Stats> runEndMillis = new LinkedHashMap<>();
+    private boolean measuring;
 
     RelayBench(Env env) {
         this.env = env;
@@ -86,6 +89,7 @@ final class RelayBench {
                         Sampler sampler = last && env.options.profile ? new Sampler(10) : null;
                         long nanos;
                         CpuMeter meter = new CpuMeter();
+                        measuring = !warm;
                         try {
                             nanos = c.getValue().run(meter);
                             cpu.put(c.getKey(), meter.perEvent(n));
@@ -147,6 +151,13 @@ final class RelayBench {
         }
         for (Map.Entry<String, String> c : cpu.entrySet()) {
             r.note("1" + c.getKey() + " CPU per event by thread (last rep): " + c.getValue());
+        }
+        if (!runEndMillis.isEmpty()) {
+            StringBuilder b = new StringBuilder();
+            runEndMillis.forEach((k, v) -> b.append(b.length() > 0 ? "; " : "").append('(').append(k).append(") ")
+                    .append(v.describe("ms")));
+            r.note("1: the run's end, from the last text delta to the terminal event (the final answer arrives whole, "
+                    + "then is stored with the run's end before the terminal event is shown), counted in each time: " + b);
         }
         for (Map.Entry<String, String> s : storeSummaries.entrySet()) {
             r.note("1" + s.getKey() + " store share (last rep): " + s.getValue());
@@ -228,11 +239,16 @@ final class RelayBench {
                 subs.add(new EngineSubscriber(engine, ticket.runId(), null).start());
             }
             long end = 0;
+            long lastDelta = 0;
             int cut = 0;
             for (EngineSubscriber s : subs) {
                 end = Math.max(end, s.await(600));
+                lastDelta = Math.max(lastDelta, s.lastTextDeltaNanos());
                 cut += s.resubscribes();
                 check(s.terminal(), s.textDeltas());
+            }
+            if (measuring) {
+                runEndMillis.computeIfAbsent(key, k -> new Stats()).add((end - lastDelta) / 1e6);
             }
             meter.stop();
             long elapsed = end - start;
