@@ -213,6 +213,36 @@ class ClusterTest extends EngineTestSupport {
         awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
     }
 
+    /**
+     * A subscriber on the instance that takes a run over follows it from the store, so it sees the run's
+     * end as soon as the end is committed, a moment before the taking instance frees the thread (here
+     * widened: closing the run's pending inputs comes in between and is slow). A person who saw the end and
+     * sends the next message at once must get a run, not a conflict.
+     */
+    @Test
+    void theNextMessageRightAfterATakenOverRunEndsStartsARun() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
+        ChatStore slowToCloseInputs = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("cancelPendingInputs")) {
+                Thread.sleep(400);
+            }
+            return proceed.call();
+        });
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("Again.")), slowToCloseInputs);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
+
+        storeOfA.kill();
+        hub.disconnect("a");
+        onB.awaitDone();
+        RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
+
+        assertThat(next.status()).isEqualTo(RunStatus.RUNNING);
+        awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
+
     @Test
     void anInstanceThatLostItsLeaseLetsTheRunGoWithoutOverwritingIt() {
         FailingStore storeOfA = new FailingStore(store);

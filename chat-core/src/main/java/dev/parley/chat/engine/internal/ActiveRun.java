@@ -19,6 +19,7 @@ import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +69,8 @@ public final class ActiveRun {
     private boolean endShown;
     private long syncSeq;
     private @Nullable ScheduledFuture<?> cancelTimer;
+    /** Counted down once the run no longer holds its thread ({@link #threadFreed}). */
+    private final CountDownLatch threadFreed = new CountDownLatch(1);
 
     /** The record callers see: it changes only once what it shows is stored and visible. */
     private volatile Run published;
@@ -326,8 +329,23 @@ public final class ActiveRun {
         }
     }
 
-    private synchronized boolean hasEnded() {
+    /** True once the run's terminal event is logged (it is ending, or has ended). */
+    synchronized boolean hasEnded() {
         return terminalAppended;
+    }
+
+    /** The engine freed the thread this run held (or the run left its thread's queue). */
+    void threadFreed() {
+        threadFreed.countDown();
+    }
+
+    /** Waits up to {@code millis} for {@link #threadFreed}; returns early, keeping the flag, if interrupted. */
+    void awaitThreadFreed(long millis) {
+        try {
+            threadFreed.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static String code(Throwable error) {

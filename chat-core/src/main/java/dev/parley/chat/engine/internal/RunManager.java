@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RunManager implements RunHost {
     private static final Logger log = LoggerFactory.getLogger(RunManager.class);
+    /** The longest a start waits for an ended run to free its thread ({@link #awaitEndingRun}). */
+    private static final long ENDING_RUN_WAIT_MILLIS = 5_000;
 
     private final EngineContext ctx;
     private final RunRecovery recovery;
@@ -107,6 +109,7 @@ public final class RunManager implements RunHost {
     public RunTicket start(Run run, List<Message> initialMessages, ThreadTouch touch, DoubleTexting strategy,
             List<HostToolSpec> clientTools) {
         String threadId = run.threadId();
+        awaitEndingRun(threadId);
         ActiveRun interrupted = null;
         ActiveRun created;
         boolean busy;
@@ -164,6 +167,22 @@ public final class RunManager implements RunHost {
     }
 
     /**
+     * Waits (at most {@value #ENDING_RUN_WAIT_MILLIS} ms) while the thread's run here has logged its end but
+     * not yet freed the thread. A run frees its thread only after its end is stored, and a subscriber that
+     * follows the run from the store (on the instance that took the run over) sees that end first: a person
+     * who saw the end and sends the next message at once must get a run, not a conflict.
+     */
+    private void awaitEndingRun(String threadId) {
+        ActiveRun current;
+        synchronized (ctx.lanes) {
+            current = closing ? null : ctx.lanes.current(threadId);
+        }
+        if (current != null && current.hasEnded()) {
+            current.awaitThreadFreed(ENDING_RUN_WAIT_MILLIS);
+        }
+    }
+
+    /**
      * The thread is busy: the double-texting rule's refusal. The store's one-active-run rule gives the
      * same answer when another instance started a run on the thread in the meantime.
      */
@@ -201,11 +220,14 @@ public final class RunManager implements RunHost {
     /** Frees the run's thread: the next queued run starts, unless the engine is closing (it stays queued). */
     private void releaseLane(ActiveRun run) {
         ActiveRun next;
+        boolean engineClosing;
         synchronized (ctx.lanes) {
             next = ctx.lanes.release(run.threadId(), run);
-            if (closing) {
-                return;
-            }
+            engineClosing = closing;
+        }
+        run.threadFreed();
+        if (engineClosing) {
+            return;
         }
         if (next != null) {
             launch(next);
