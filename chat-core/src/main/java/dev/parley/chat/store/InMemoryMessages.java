@@ -1,0 +1,220 @@
+package dev.parley.chat.store;
+
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageKind;
+import dev.parley.chat.model.UserMessage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link InMemoryChatStore}'s messages and the conversation tree: each message with its first-save place,
+ * a thread's user and assistant messages and a run's steps in that order, an answer's variants, and the
+ * walks along parent links (branches, edits, descendants). Not thread-safe: the store calls it under its
+ * one lock. Lists and maps returned are new.
+ */
+final class InMemoryMessages {
+    private final Map<String, Message> messages = new HashMap<>();
+    /** Per thread, the ids of its user and assistant messages in first-save order. */
+    private final Map<String, List<String>> topLevelByThread = new HashMap<>();
+    /** Per run, the ids of its step messages in first-save order. */
+    private final Map<String, List<String>> stepsByRun = new HashMap<>();
+    private final Map<String, List<String>> variantsByParent = new HashMap<>();
+    /** Each message's first-save position (ascending across the store). */
+    private final Map<String, Long> saveOrder = new HashMap<>();
+    private long nextSaveOrder;
+
+    /** Stores a message; one saved again keeps its first place (in save order, its thread, run and parent). */
+    void save(Message message) {
+        Message previous = messages.put(message.id(), message);
+        if (previous != null) {
+            return;
+        }
+        saveOrder.put(message.id(), nextSaveOrder++);
+        if (message.kind().isTopLevel()) {
+            topLevelByThread.computeIfAbsent(message.threadId(), k -> new ArrayList<>()).add(message.id());
+            if (message.kind() == MessageKind.ASSISTANT && message.parentMessageId() != null) {
+                variantsByParent.computeIfAbsent(message.parentMessageId(), k -> new ArrayList<>()).add(message.id());
+            }
+        } else {
+            stepsByRun.computeIfAbsent(message.runId(), k -> new ArrayList<>()).add(message.id());
+        }
+    }
+
+    /**
+     * Removes a thread's top-level messages and the steps of the given runs (its runs), with their places
+     * and variant lists.
+     *
+     * @return the ids removed
+     */
+    Set<String> deleteOfThread(String threadId, Collection<String> runIds) {
+        Set<String> messageIds = new HashSet<>(topLevelByThread.getOrDefault(threadId, List.of()));
+        for (String runId : runIds) {
+            messageIds.addAll(stepsByRun.getOrDefault(runId, List.of()));
+            stepsByRun.remove(runId);
+        }
+        topLevelByThread.remove(threadId);
+        for (String messageId : messageIds) {
+            messages.remove(messageId);
+            saveOrder.remove(messageId);
+            variantsByParent.remove(messageId);
+        }
+        return messageIds;
+    }
+
+    Optional<Message> find(String messageId) {
+        return Optional.ofNullable(messages.get(messageId));
+    }
+
+    /** See {@link ChatStore#findMessages}: the ones that exist, in first-save order. */
+    List<Message> findAll(Collection<String> messageIds) {
+        return messageIds.stream().distinct().map(messages::get).filter(Objects::nonNull)
+                .sorted(Comparator.comparing(m -> saveOrder.get(m.id())))
+                .collect(Collectors.toList());
+    }
+
+    /** A thread's user and assistant messages in first-save order. */
+    List<Message> topLevel(String threadId) {
+        return collect(topLevelByThread.getOrDefault(threadId, List.of()));
+    }
+
+    /** See {@link ChatStore#listTopLevelMessages}: the page that ends right before {@code beforeMessageId}. */
+    List<Message> listTopLevel(String threadId, @Nullable String beforeMessageId, int limit) {
+        List<String> ids = topLevelByThread.getOrDefault(threadId, List.of());
+        int end = ids.size();
+        if (beforeMessageId != null) {
+            end = ids.indexOf(beforeMessageId);
+            if (end < 0) {
+                return List.of();
+            }
+        }
+        int start = Math.max(0, end - limit);
+        return collect(ids.subList(start, end));
+    }
+
+    /** See {@link ChatStore#listTopLevelMessagesAfter}: the page that starts right after {@code afterMessageId}. */
+    List<Message> listTopLevelAfter(String threadId, @Nullable String afterMessageId, int limit) {
+        List<String> ids = topLevelByThread.getOrDefault(threadId, List.of());
+        int start = afterMessageId == null ? 0 : ids.indexOf(afterMessageId) + 1;
+        if (afterMessageId != null && start == 0) {
+            return List.of();
+        }
+        return collect(ids.subList(start, Math.min(ids.size(), start + limit)));
+    }
+
+    /** The steps of the runs, run by run, each run's in first-save order. */
+    List<Message> listSteps(Collection<String> runIds) {
+        List<Message> steps = new ArrayList<>();
+        for (String runId : runIds) {
+            steps.addAll(collect(stepsByRun.getOrDefault(runId, List.of())));
+        }
+        return steps;
+    }
+
+    private List<Message> collect(List<String> ids) {
+        List<Message> found = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            found.add(messages.get(id));
+        }
+        return found;
+    }
+
+    /** See {@link ChatStore#findVariantIds}: parents without variants are left out. */
+    Map<String, List<String>> findVariantIds(Collection<String> parentMessageIds) {
+        Map<String, List<String>> result = new LinkedHashMap<>();
+        for (String parent : parentMessageIds) {
+            List<String> ids = variantsByParent.get(parent);
+            if (ids != null) {
+                result.put(parent, List.copyOf(ids));
+            }
+        }
+        return result;
+    }
+
+    /** The user message of the thread with this client id, if any. */
+    Optional<UserMessage> findUserByClientId(String threadId, String clientMessageId) {
+        for (String id : topLevelByThread.getOrDefault(threadId, List.of())) {
+            if (messages.get(id) instanceof UserMessage user && clientMessageId.equals(user.clientMessageId())) {
+                return Optional.of(user);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** See {@link ChatStore#listBranch}: the path from the root to {@code leafId}, paged from its end. */
+    List<Message> listBranch(String threadId, String leafId, @Nullable String beforeMessageId, int limit) {
+        List<Message> path = new ArrayList<>();
+        for (Message at = topLevelOf(threadId, leafId); at != null; at = parentOf(at)) {
+            path.add(0, at);
+        }
+        int end = path.size();
+        if (beforeMessageId != null) {
+            end = -1;
+            for (int i = 0; i < path.size(); i++) {
+                if (path.get(i).id().equals(beforeMessageId)) {
+                    end = i;
+                }
+            }
+            if (end < 0) {
+                return List.of();
+            }
+        }
+        return List.copyOf(path.subList(Math.max(0, end - limit), end));
+    }
+
+    private @Nullable Message topLevelOf(String threadId, @Nullable String messageId) {
+        Message message = messageId == null ? null : messages.get(messageId);
+        return message != null && message.threadId().equals(threadId) && message.kind().isTopLevel() ? message : null;
+    }
+
+    private @Nullable Message parentOf(Message message) {
+        return topLevelOf(message.threadId(), message.parentMessageId());
+    }
+
+    /** See {@link ChatStore#findUserSiblingIds}: per user message of the thread, the ones with its parent. */
+    Map<String, List<String>> findUserSiblingIds(String threadId, Collection<String> userMessageIds) {
+        Map<String, List<String>> result = new LinkedHashMap<>();
+        List<String> thread = topLevelByThread.getOrDefault(threadId, List.of());
+        for (String id : userMessageIds) {
+            if (!(topLevelOf(threadId, id) instanceof UserMessage user)) {
+                continue;
+            }
+            List<String> siblings = new ArrayList<>();
+            for (String other : thread) {
+                if (messages.get(other) instanceof UserMessage candidate
+                        && Objects.equals(candidate.parentMessageId(), user.parentMessageId())) {
+                    siblings.add(other);
+                }
+            }
+            result.put(id, siblings);
+        }
+        return result;
+    }
+
+    /** See {@link ChatStore#findNewestDescendant}: empty if the message is not a top-level one of the thread. */
+    Optional<String> findNewestDescendant(String threadId, String messageId) {
+        if (topLevelOf(threadId, messageId) == null) {
+            return Optional.empty();
+        }
+        Set<String> below = new HashSet<>(List.of(messageId));
+        String newest = messageId;
+        for (String id : topLevelByThread.getOrDefault(threadId, List.of())) {
+            Message message = messages.get(id);
+            if (message.parentMessageId() != null && below.contains(message.parentMessageId())) {
+                below.add(id);
+                newest = id;
+            }
+        }
+        return Optional.of(newest);
+    }
+}
