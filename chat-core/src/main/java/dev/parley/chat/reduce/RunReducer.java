@@ -24,7 +24,6 @@ import dev.parley.chat.model.StatusMessage;
 import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.TodoMessage;
 import dev.parley.chat.model.TokenUsage;
-import dev.parley.chat.model.UserMessage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -81,7 +80,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RunReducer {
 
-    private final Map<String, Slot> slots = new LinkedHashMap<>();
+    private final Map<String, MessageSlot> slots = new LinkedHashMap<>();
     private final Map<String, String> actionByExecutionId = new HashMap<>();
     /** Every input the run asked for, by input id, in the order asked. */
     private final Map<String, InputTrack> inputs = new LinkedHashMap<>();
@@ -133,14 +132,14 @@ public final class RunReducer {
             onMessages((AgentStreamEvent.MessagesSnapshot) event);
         } else if (event instanceof AgentStreamEvent.TextDelta) {
             AgentStreamEvent.TextDelta delta = (AgentStreamEvent.TextDelta) event;
-            Slot slot = assistantSlot(delta.messageId(), at);
+            MessageSlot slot = assistantSlot(delta.messageId(), at);
             if (slot != null) {
                 slot.text.append(delta.delta());
                 slot.touch();
             }
         } else if (event instanceof AgentStreamEvent.TextFinal) {
             AgentStreamEvent.TextFinal text = (AgentStreamEvent.TextFinal) event;
-            Slot slot = assistantSlot(text.messageId(), at);
+            MessageSlot slot = assistantSlot(text.messageId(), at);
             if (slot != null) {
                 slot.text.setLength(0);
                 slot.text.append(text.text());
@@ -154,7 +153,7 @@ public final class RunReducer {
             AgentStreamEvent.ToolCallArgs args = (AgentStreamEvent.ToolCallArgs) event;
             String messageId = actionByExecutionId.get(args.executionId());
             if (messageId != null) {
-                Slot slot = slots.get(messageId);
+                MessageSlot slot = slots.get(messageId);
                 slot.text.append(args.delta());
                 slot.touch();
             }
@@ -162,13 +161,13 @@ public final class RunReducer {
             onToolCallResult((AgentStreamEvent.ToolCallResult) event, at);
         } else if (event instanceof AgentStreamEvent.TodosUpdated) {
             AgentStreamEvent.TodosUpdated todos = (AgentStreamEvent.TodosUpdated) event;
-            Slot slot = slots.get(todos.messageId());
+            MessageSlot slot = slots.get(todos.messageId());
             Instant createdAt = slot != null ? slot.base.createdAt() : at;
             put(new TodoMessage(todos.messageId(), threadId, runId, assistantMessageId, MessageStatus.IN_PROGRESS,
                     createdAt, todos.items()));
         } else if (event instanceof AgentStreamEvent.StatusUpdate) {
             AgentStreamEvent.StatusUpdate update = (AgentStreamEvent.StatusUpdate) event;
-            Slot slot = slots.get(update.messageId());
+            MessageSlot slot = slots.get(update.messageId());
             Instant createdAt = slot != null ? slot.base.createdAt() : at;
             put(new StatusMessage(update.messageId(), threadId, runId, assistantMessageId, MessageStatus.COMPLETED,
                     createdAt, update.level(), update.text()));
@@ -180,9 +179,9 @@ public final class RunReducer {
         } else if (event instanceof AgentStreamEvent.Usage) {
             AgentStreamEvent.Usage reported = (AgentStreamEvent.Usage) event;
             usage = new TokenUsage(reported.inputTokens(), reported.outputTokens(), reported.totalTokens());
-            Slot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
+            MessageSlot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
             if (answer != null && answer.base instanceof AssistantMessage) {
-                answer.base = withUsage((AssistantMessage) answer.base, usage);
+                answer.base = MessageCopies.withUsage((AssistantMessage) answer.base, usage);
                 answer.touch();
             }
         } else if (event instanceof AgentStreamEvent.RuntimeSession) {
@@ -214,8 +213,8 @@ public final class RunReducer {
         }
     }
 
-    private @Nullable Slot assistantSlot(String messageId, Instant at) {
-        Slot slot = slots.get(messageId);
+    private @Nullable MessageSlot assistantSlot(String messageId, Instant at) {
+        MessageSlot slot = slots.get(messageId);
         if (slot == null) {
             return put(new AssistantMessage(messageId, threadId, runId, assistantMessageId, MessageStatus.IN_PROGRESS,
                     at, "", null, null));
@@ -224,7 +223,7 @@ public final class RunReducer {
     }
 
     private void onThinking(AgentStreamEvent.ThinkingDelta delta, Instant at) {
-        Slot slot = slots.get(delta.messageId());
+        MessageSlot slot = slots.get(delta.messageId());
         if (slot == null) {
             slot = put(new ThinkingMessage(delta.messageId(), threadId, runId, assistantMessageId,
                     MessageStatus.IN_PROGRESS, at, ""));
@@ -251,11 +250,11 @@ public final class RunReducer {
         String name = "";
         String actionId = actionByExecutionId.get(result.executionId());
         if (actionId != null) {
-            Slot action = slots.get(actionId);
+            MessageSlot action = slots.get(actionId);
             ActionExecutionMessage call = (ActionExecutionMessage) action.materialize();
             name = call.name();
             if (call.status() == MessageStatus.IN_PROGRESS) {
-                action.base = withStatus(call, result.error() ? MessageStatus.FAILED : MessageStatus.COMPLETED);
+                action.base = MessageCopies.withStatus(call, result.error() ? MessageStatus.FAILED : MessageStatus.COMPLETED);
                 action.touch();
             }
         }
@@ -297,7 +296,7 @@ public final class RunReducer {
         track.pending = false;
         boolean answered = resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED;
         MessageStatus closed = answered ? MessageStatus.COMPLETED : MessageStatus.CANCELLED;
-        Slot slot = slots.get(track.asked.messageId());
+        MessageSlot slot = slots.get(track.asked.messageId());
         if (slot != null && slot.base instanceof ClarifyMessage clarify && clarify.isPending()) {
             List<String> answer = resolved.answer() instanceof ClarifyAnswer given ? given.answer() : List.of();
             slot.base = new ClarifyMessage(clarify.id(), clarify.threadId(), clarify.runId(), clarify.parentMessageId(),
@@ -320,9 +319,9 @@ public final class RunReducer {
 
     private void onFailed(AgentStreamEvent.RunFailed failed, Instant at) {
         error = new ErrorInfo(failed.code(), failed.message());
-        Slot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
+        MessageSlot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
         if (answer != null && answer.base instanceof AssistantMessage) {
-            answer.base = withError((AssistantMessage) answer.base, error);
+            answer.base = MessageCopies.withError((AssistantMessage) answer.base, error);
             answer.touch();
         }
         String errorId = runId + ":error";
@@ -338,18 +337,18 @@ public final class RunReducer {
         pendingInputs = 0;
         inputs.values().forEach(track -> track.pending = false);
         MessageStatus finalStatus = terminal.finalMessageStatus();
-        for (Slot slot : slots.values()) {
+        for (MessageSlot slot : slots.values()) {
             if (slot.base.status() == MessageStatus.IN_PROGRESS) {
-                slot.base = withStatus(slot.base, finalStatus);
+                slot.base = MessageCopies.withStatus(slot.base, finalStatus);
                 slot.touch();
             }
         }
     }
 
-    private Slot put(Message message) {
-        Slot slot = slots.get(message.id());
+    private MessageSlot put(Message message) {
+        MessageSlot slot = slots.get(message.id());
         if (slot == null) {
-            slot = new Slot(message);
+            slot = new MessageSlot(message);
             slots.put(message.id(), slot);
         } else {
             slot.replace(message);
@@ -369,7 +368,7 @@ public final class RunReducer {
     /** All messages of the run so far, in the order they first appeared. */
     public List<Message> messages() {
         List<Message> result = new ArrayList<>(slots.size());
-        for (Slot slot : slots.values()) {
+        for (MessageSlot slot : slots.values()) {
             result.add(slot.materialize());
         }
         return result;
@@ -378,7 +377,7 @@ public final class RunReducer {
     /** The messages changed since the previous call (or since the start), in order of first appearance. */
     public List<Message> takeChanged() {
         List<Message> result = new ArrayList<>();
-        for (Slot slot : slots.values()) {
+        for (MessageSlot slot : slots.values()) {
             if (slot.dirty) {
                 slot.dirty = false;
                 result.add(slot.materialize());
@@ -389,7 +388,7 @@ public final class RunReducer {
 
     /** True if any message changed since the last {@link #takeChanged()}. */
     public boolean hasChanges() {
-        for (Slot slot : slots.values()) {
+        for (MessageSlot slot : slots.values()) {
             if (slot.dirty) {
                 return true;
             }
@@ -399,7 +398,7 @@ public final class RunReducer {
 
     /** The message with this id, or null. */
     public @Nullable Message message(String messageId) {
-        Slot slot = slots.get(messageId);
+        MessageSlot slot = slots.get(messageId);
         return slot == null ? null : slot.materialize();
     }
 
@@ -412,14 +411,14 @@ public final class RunReducer {
     /** The clarify question whose input id is this clarify id, or null. */
     public @Nullable ClarifyMessage clarify(String clarifyId) {
         InputTrack track = inputs.get(clarifyId);
-        Slot slot = track == null ? null : slots.get(track.asked.messageId());
+        MessageSlot slot = track == null ? null : slots.get(track.asked.messageId());
         return slot != null && slot.base instanceof ClarifyMessage ? (ClarifyMessage) slot.materialize() : null;
     }
 
     /** The clarify questions still waiting for an answer, oldest first. */
     public List<ClarifyMessage> pendingClarifies() {
         List<ClarifyMessage> pending = new ArrayList<>();
-        for (Slot slot : slots.values()) {
+        for (MessageSlot slot : slots.values()) {
             if (slot.base instanceof ClarifyMessage && slot.base.status() == MessageStatus.IN_PROGRESS) {
                 pending.add((ClarifyMessage) slot.base);
             }
@@ -481,134 +480,5 @@ public final class RunReducer {
 
     public @Nullable String assistantMessageId() {
         return assistantMessageId;
-    }
-
-    /** One message under construction: its last immutable form plus a text builder for streamed text. */
-    private static final class Slot {
-        Message base;
-        final StringBuilder text = new StringBuilder();
-        boolean dirty = true;
-        @Nullable Message cached;
-
-        Slot(Message message) {
-            replace(message);
-        }
-
-        void replace(Message message) {
-            base = message;
-            text.setLength(0);
-            text.append(streamedText(message));
-            touch();
-        }
-
-        void touch() {
-            dirty = true;
-            cached = null;
-        }
-
-        Message materialize() {
-            Message result = cached;
-            if (result == null) {
-                result = withStreamedText(base, text);
-                cached = result;
-            }
-            return result;
-        }
-    }
-
-    private static String streamedText(Message message) {
-        if (message instanceof AssistantMessage) {
-            return ((AssistantMessage) message).text();
-        }
-        if (message instanceof ThinkingMessage) {
-            return ((ThinkingMessage) message).text();
-        }
-        if (message instanceof ActionExecutionMessage) {
-            return ((ActionExecutionMessage) message).arguments();
-        }
-        return "";
-    }
-
-    private static Message withStreamedText(Message m, CharSequence text) {
-        if (m instanceof AssistantMessage) {
-            AssistantMessage a = (AssistantMessage) m;
-            return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                    text.toString(), a.error(), a.usage());
-        }
-        if (m instanceof ThinkingMessage) {
-            ThinkingMessage t = (ThinkingMessage) m;
-            return new ThinkingMessage(t.id(), t.threadId(), t.runId(), t.parentMessageId(), t.status(), t.createdAt(),
-                    text.toString());
-        }
-        if (m instanceof ActionExecutionMessage) {
-            ActionExecutionMessage a = (ActionExecutionMessage) m;
-            return new ActionExecutionMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(),
-                    a.createdAt(), a.executionId(), a.name(), text.toString());
-        }
-        return m;
-    }
-
-    private static AssistantMessage withUsage(AssistantMessage a, TokenUsage tokens) {
-        return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), a.error(), tokens);
-    }
-
-    private static AssistantMessage withError(AssistantMessage a, ErrorInfo failure) {
-        return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), failure, a.usage());
-    }
-
-    /** The same message with another status; streamed text is kept by the slot, not here. */
-    private static Message withStatus(Message m, MessageStatus s) {
-        switch (m.kind()) {
-            case USER: {
-                UserMessage u = (UserMessage) m;
-                return new UserMessage(u.id(), u.threadId(), u.runId(), u.parentMessageId(), s, u.createdAt(), u.text());
-            }
-            case ASSISTANT: {
-                AssistantMessage a = (AssistantMessage) m;
-                return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), s, a.createdAt(),
-                        a.text(), a.error(), a.usage());
-            }
-            case THINKING: {
-                ThinkingMessage t = (ThinkingMessage) m;
-                return new ThinkingMessage(t.id(), t.threadId(), t.runId(), t.parentMessageId(), s, t.createdAt(),
-                        t.text());
-            }
-            case ACTION_EXECUTION: {
-                ActionExecutionMessage a = (ActionExecutionMessage) m;
-                return new ActionExecutionMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), s,
-                        a.createdAt(), a.executionId(), a.name(), a.arguments());
-            }
-            case RESULT: {
-                ResultMessage r = (ResultMessage) m;
-                return new ResultMessage(r.id(), r.threadId(), r.runId(), r.parentMessageId(), s, r.createdAt(),
-                        r.executionId(), r.name(), r.result(), r.error());
-            }
-            case STATUS: {
-                StatusMessage st = (StatusMessage) m;
-                return new StatusMessage(st.id(), st.threadId(), st.runId(), st.parentMessageId(), s, st.createdAt(),
-                        st.level(), st.text());
-            }
-            case TODO: {
-                TodoMessage t = (TodoMessage) m;
-                return new TodoMessage(t.id(), t.threadId(), t.runId(), t.parentMessageId(), s, t.createdAt(),
-                        t.items());
-            }
-            case CLARIFY: {
-                ClarifyMessage c = (ClarifyMessage) m;
-                return new ClarifyMessage(c.id(), c.threadId(), c.runId(), c.parentMessageId(), s, c.createdAt(),
-                        c.clarifyId(), c.question(), c.choices(), c.multiSelect(), c.answer());
-            }
-            case APPROVAL:
-                return ((ApprovalMessage) m).withStatus(s);
-            case ERROR: {
-                ErrorMessage e = (ErrorMessage) m;
-                return new ErrorMessage(e.id(), e.threadId(), e.runId(), e.parentMessageId(), s, e.createdAt(),
-                        e.code(), e.message());
-            }
-            default:
-                throw new IllegalStateException("unknown message kind " + m.kind());
-        }
     }
 }
