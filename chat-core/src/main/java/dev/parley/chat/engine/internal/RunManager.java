@@ -3,7 +3,6 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.ControlMessage;
-import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.engine.AnswerResult;
 import dev.parley.chat.engine.DoubleTexting;
@@ -25,15 +24,8 @@ import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -55,14 +47,12 @@ public final class RunManager implements RunHost {
     private final RunRecovery recovery;
     /** Set when the engine closes: no run starts any more, queued runs stay queued. Guarded by ctx.lanes. */
     private boolean closing;
-    private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
-    /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
-    private long lastRenewal;
+    private final ClusterDuties cluster;
 
     public RunManager(EngineContext ctx) {
         this.ctx = ctx;
         this.recovery = new RunRecovery(ctx, this);
-        this.lastRenewal = ctx.clock.millis();
+        this.cluster = new ClusterDuties(ctx, recovery, this::releaseLane);
     }
 
     /** The run as it is now: from memory while it is active here, else from the store. */
@@ -208,7 +198,7 @@ public final class RunManager implements RunHost {
 
     @Override
     public void leaseLost(ActiveRun run) {
-        letGo(run.runId(), "another instance holds its lease");
+        cluster.letGo(run.runId(), "another instance holds its lease");
     }
 
     boolean isClosing() {
@@ -281,7 +271,7 @@ public final class RunManager implements RunHost {
                 break;
         }
         if (active == null && ctx.clustered() && !run.status().isTerminal()) {
-            return answerElsewhere(run, inputId);
+            return cluster.answerElsewhere(run, inputId);
         }
         if (active == null || active.isFinished()) {
             ctx.store.reopenInput(run.id(), inputId);
@@ -295,40 +285,6 @@ public final class RunManager implements RunHost {
                     : new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the answer could not reach the runtime", e);
         }
         return AnswerResult.ACCEPTED;
-    }
-
-    /**
-     * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
-     * Without a reply in time the answer is taken back (the person may try again).
-     */
-    private AnswerResult answerElsewhere(Run run, String inputId) {
-        ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
-                ctx.coordinator.instanceId(), inputId, null);
-        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
-        pendingReplies.put(request.correlationId(), reply);
-        try {
-            ctx.coordinator.send(request);
-            ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (outcome.error() != null) {
-                ctx.store.reopenInput(run.id(), inputId);
-                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
-                        "the answer could not reach the runtime: " + outcome.error());
-            }
-            return AnswerResult.ACCEPTED;
-        } catch (TimeoutException e) {
-            ctx.store.reopenInput(run.id(), inputId);
-            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
-                    "no instance holding the run took the answer in time; try again");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            ctx.store.reopenInput(run.id(), inputId);
-            throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
-        } catch (ExecutionException e) {
-            ctx.store.reopenInput(run.id(), inputId);
-            throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
-        } finally {
-            pendingReplies.remove(request.correlationId());
-        }
     }
 
     /** The run's status, newest seq and pending inputs. */
@@ -371,7 +327,7 @@ public final class RunManager implements RunHost {
      */
     public void recover() {
         if (ctx.clustered()) {
-            reapExpired();
+            cluster.reapExpired();
         } else {
             recovery.recoverAll();
         }
@@ -380,129 +336,9 @@ public final class RunManager implements RunHost {
     static final EnumSet<RunStatus> ACTIVE =
             EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_INPUT);
 
-    /**
-     * Starts listening to the other instances and, when there may be some, renewing this instance's leases
-     * and taking over runs whose holder stopped renewing (its runs become INTERRUPTED, or are re-attached or
-     * queued again, exactly as after a restart).
-     */
+    /** Starts this instance's part with the others ({@link ClusterDuties#start}). */
     public void startCoordination() {
-        ctx.coordinator.start(new CoordinatorListener());
-        if (!ctx.clustered()) {
-            return;
-        }
-        long renew = Math.max(1, ctx.leaseTimeout.toMillis() / 3);
-        long reap = Math.max(1, ctx.leaseTimeout.toMillis() / 2);
-        ctx.timers.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
-        ctx.timers.scheduleWithFixedDelay(this::reapExpired, reap, reap, TimeUnit.MILLISECONDS);
-    }
-
-    private void renewLeases() {
-        Set<String> mine = new HashSet<>(ctx.activeRuns.keySet());
-        try {
-            Set<String> held = mine.isEmpty() ? Set.of()
-                    : ctx.store.leaseRuns(ctx.coordinator.instanceId(), mine, ctx.leaseEnd());
-            lastRenewal = ctx.clock.millis();
-            for (String runId : mine) {
-                if (!held.contains(runId)) {
-                    letGo(runId, "another instance took it over (this one's lease lapsed)");
-                }
-            }
-        } catch (RuntimeException e) {
-            if (ctx.clock.millis() - lastRenewal > ctx.leaseTimeout.toMillis()) {
-                log.error("Run leases could not be renewed for longer than the lease timeout; letting this instance's "
-                        + "runs go, other instances take them over", e);
-                mine.forEach(runId -> letGo(runId, "its lease could not be renewed"));
-            } else {
-                log.warn("Renewing run leases failed; will retry", e);
-            }
-        }
-    }
-
-    /** Stops holding a run another instance owns (or will own) now, without storing anything more for it. */
-    private void letGo(String runId, String why) {
-        ActiveRun run = ctx.activeRuns.get(runId);
-        if (run == null || run.isAbandoned()) {
-            return;
-        }
-        log.warn("Run {}: letting it go, {}", runId, why);
-        run.abandon();
-        ctx.activeRuns.remove(runId, run);
-        releaseLane(run);
-    }
-
-    private void reapExpired() {
-        try {
-            for (Run run : ctx.store.findRunsWithExpiredLease(ctx.now())) {
-                if (ctx.activeRuns.containsKey(run.id())) {
-                    continue;
-                }
-                if (ctx.store.takeOverRun(run.id(), ctx.coordinator.instanceId(), ctx.now(), ctx.leaseEnd())) {
-                    log.info("Run {} lost its host (its lease expired); taking it over", run.id());
-                    try {
-                        recovery.recoverOne(ctx.store.findRun(run.id()).orElse(run));
-                    } catch (RuntimeException e) {
-                        log.error("Run {} could not be taken over", run.id(), e);
-                    }
-                }
-            }
-        } catch (RuntimeException e) {
-            log.warn("Looking for runs whose host stopped failed; will retry", e);
-        }
-    }
-
-    /** Acts on what other instances say. */
-    private final class CoordinatorListener implements RunCoordinator.Listener {
-        @Override
-        public void onProgress(String runId, long lastSeq) {
-            Set<LiveSubscription> waiting = ctx.remoteTails.get(runId);
-            if (waiting != null) {
-                waiting.forEach(LiveSubscription::wake);
-            }
-        }
-
-        @Override
-        public void onControl(ControlMessage message) {
-            if (message.kind() == ControlMessage.Kind.REPLY) {
-                CompletableFuture<ControlMessage> waiting = pendingReplies.get(message.correlationId());
-                if (waiting != null) {
-                    waiting.complete(message);
-                }
-                return;
-            }
-            ActiveRun active = ctx.activeRuns.get(message.runId());
-            if (active == null) {
-                return;
-            }
-            ctx.work.execute(() -> {
-                if (message.kind() == ControlMessage.Kind.CANCEL) {
-                    active.cancel();
-                } else {
-                    deliverStoredAnswer(active, message);
-                }
-            });
-        }
-
-        @Override
-        public void onResync() {
-            ctx.remoteTails.values().forEach(waiting -> waiting.forEach(LiveSubscription::wake));
-        }
-    }
-
-    /** Delivers an answer another instance accepted and stored, and replies with the outcome. */
-    private void deliverStoredAnswer(ActiveRun active, ControlMessage request) {
-        String failure = null;
-        try {
-            String inputId = request.inputId();
-            PendingInput input = inputId == null ? null : ctx.store.findInput(active.runId(), inputId).orElse(null);
-            if (input == null || input.state() != InputState.ANSWERED || input.answer() == null) {
-                failure = "no stored answer for input " + inputId;
-            } else {
-                active.deliverAnswer(input, input.answer());
-            }
-        } catch (RuntimeException e) {
-            failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        }
-        ctx.coordinator.send(request.reply(ctx.coordinator.instanceId(), failure));
+        cluster.start();
     }
 
     /**

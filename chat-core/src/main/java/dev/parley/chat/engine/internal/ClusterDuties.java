@@ -1,0 +1,208 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.cluster.ControlMessage;
+import dev.parley.chat.cluster.RunCoordinator;
+import dev.parley.chat.engine.AnswerResult;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.model.Run;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What this instance does with the other instances of the engine on the same store: it renews its runs'
+ * leases and lets go of runs another instance took over, takes over runs whose holder stopped renewing,
+ * acts on the control messages and progress notices it receives, and asks the holder of a run to deliver
+ * an answer that was stored here. Thread-safe: called by API callers, the engine's timers and the
+ * coordinator's listener thread.
+ */
+final class ClusterDuties {
+    private static final Logger log = LoggerFactory.getLogger(ClusterDuties.class);
+
+    private final EngineContext ctx;
+    private final RunRecovery recovery;
+    /** Frees a run's thread (the run manager's lanes); called for a run this instance lets go. */
+    private final Consumer<ActiveRun> releaseLane;
+    private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
+    /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
+    private long lastRenewal;
+
+    ClusterDuties(EngineContext ctx, RunRecovery recovery, Consumer<ActiveRun> releaseLane) {
+        this.ctx = ctx;
+        this.recovery = recovery;
+        this.releaseLane = releaseLane;
+        this.lastRenewal = ctx.clock.millis();
+    }
+
+    /**
+     * Starts listening to the other instances and, when there may be some, renewing this instance's leases
+     * and taking over runs whose holder stopped renewing (its runs become INTERRUPTED, or are re-attached or
+     * queued again, exactly as after a restart).
+     */
+    void start() {
+        ctx.coordinator.start(new CoordinatorListener());
+        if (!ctx.clustered()) {
+            return;
+        }
+        long renew = Math.max(1, ctx.leaseTimeout.toMillis() / 3);
+        long reap = Math.max(1, ctx.leaseTimeout.toMillis() / 2);
+        ctx.timers.scheduleWithFixedDelay(this::renewLeases, renew, renew, TimeUnit.MILLISECONDS);
+        ctx.timers.scheduleWithFixedDelay(this::reapExpired, reap, reap, TimeUnit.MILLISECONDS);
+    }
+
+    private void renewLeases() {
+        Set<String> mine = new HashSet<>(ctx.activeRuns.keySet());
+        try {
+            Set<String> held = mine.isEmpty() ? Set.of()
+                    : ctx.store.leaseRuns(ctx.coordinator.instanceId(), mine, ctx.leaseEnd());
+            lastRenewal = ctx.clock.millis();
+            for (String runId : mine) {
+                if (!held.contains(runId)) {
+                    letGo(runId, "another instance took it over (this one's lease lapsed)");
+                }
+            }
+        } catch (RuntimeException e) {
+            if (ctx.clock.millis() - lastRenewal > ctx.leaseTimeout.toMillis()) {
+                log.error("Run leases could not be renewed for longer than the lease timeout; letting this instance's "
+                        + "runs go, other instances take them over", e);
+                mine.forEach(runId -> letGo(runId, "its lease could not be renewed"));
+            } else {
+                log.warn("Renewing run leases failed; will retry", e);
+            }
+        }
+    }
+
+    /** Stops holding a run another instance owns (or will own) now, without storing anything more for it. */
+    void letGo(String runId, String why) {
+        ActiveRun run = ctx.activeRuns.get(runId);
+        if (run == null || run.isAbandoned()) {
+            return;
+        }
+        log.warn("Run {}: letting it go, {}", runId, why);
+        run.abandon();
+        ctx.activeRuns.remove(runId, run);
+        releaseLane.accept(run);
+    }
+
+    /** Takes over the runs whose lease expired (their holder stopped renewing), each recovered as after a restart. */
+    void reapExpired() {
+        try {
+            for (Run run : ctx.store.findRunsWithExpiredLease(ctx.now())) {
+                if (ctx.activeRuns.containsKey(run.id())) {
+                    continue;
+                }
+                if (ctx.store.takeOverRun(run.id(), ctx.coordinator.instanceId(), ctx.now(), ctx.leaseEnd())) {
+                    log.info("Run {} lost its host (its lease expired); taking it over", run.id());
+                    try {
+                        recovery.recoverOne(ctx.store.findRun(run.id()).orElse(run));
+                    } catch (RuntimeException e) {
+                        log.error("Run {} could not be taken over", run.id(), e);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Looking for runs whose host stopped failed; will retry", e);
+        }
+    }
+
+    /** Acts on what other instances say. */
+    private final class CoordinatorListener implements RunCoordinator.Listener {
+        @Override
+        public void onProgress(String runId, long lastSeq) {
+            Set<LiveSubscription> waiting = ctx.remoteTails.get(runId);
+            if (waiting != null) {
+                waiting.forEach(LiveSubscription::wake);
+            }
+        }
+
+        @Override
+        public void onControl(ControlMessage message) {
+            if (message.kind() == ControlMessage.Kind.REPLY) {
+                CompletableFuture<ControlMessage> waiting = pendingReplies.get(message.correlationId());
+                if (waiting != null) {
+                    waiting.complete(message);
+                }
+                return;
+            }
+            ActiveRun active = ctx.activeRuns.get(message.runId());
+            if (active == null) {
+                return;
+            }
+            ctx.work.execute(() -> {
+                if (message.kind() == ControlMessage.Kind.CANCEL) {
+                    active.cancel();
+                } else {
+                    deliverStoredAnswer(active, message);
+                }
+            });
+        }
+
+        @Override
+        public void onResync() {
+            ctx.remoteTails.values().forEach(waiting -> waiting.forEach(LiveSubscription::wake));
+        }
+    }
+
+    /** Delivers an answer another instance accepted and stored, and replies with the outcome. */
+    private void deliverStoredAnswer(ActiveRun active, ControlMessage request) {
+        String failure = null;
+        try {
+            String inputId = request.inputId();
+            PendingInput input = inputId == null ? null : ctx.store.findInput(active.runId(), inputId).orElse(null);
+            if (input == null || input.state() != InputState.ANSWERED || input.answer() == null) {
+                failure = "no stored answer for input " + inputId;
+            } else {
+                active.deliverAnswer(input, input.answer());
+            }
+        } catch (RuntimeException e) {
+            failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        }
+        ctx.coordinator.send(request.reply(ctx.coordinator.instanceId(), failure));
+    }
+
+    /**
+     * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
+     * Without a reply in time the answer is taken back (the person may try again).
+     */
+    AnswerResult answerElsewhere(Run run, String inputId) {
+        ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
+                ctx.coordinator.instanceId(), inputId, null);
+        CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
+        pendingReplies.put(request.correlationId(), reply);
+        try {
+            ctx.coordinator.send(request);
+            ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (outcome.error() != null) {
+                ctx.store.reopenInput(run.id(), inputId);
+                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
+                        "the answer could not reach the runtime: " + outcome.error());
+            }
+            return AnswerResult.ACCEPTED;
+        } catch (TimeoutException e) {
+            ctx.store.reopenInput(run.id(), inputId);
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
+                    "no instance holding the run took the answer in time; try again");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ctx.store.reopenInput(run.id(), inputId);
+            throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
+        } catch (ExecutionException e) {
+            ctx.store.reopenInput(run.id(), inputId);
+            throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
+        } finally {
+            pendingReplies.remove(request.correlationId());
+        }
+    }
+}
