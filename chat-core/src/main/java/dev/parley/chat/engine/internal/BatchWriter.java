@@ -1,8 +1,6 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.engine.EngineLimits;
-import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.StoreBatch;
 import java.util.ArrayList;
@@ -377,126 +375,27 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     /**
-     * Writes a part that keeps failing row by row. Rows the store refuses while it takes a write right
-     * after them (and refuses again) are left out and the run is failed; if the store takes nothing, the
+     * Writes a part that keeps failing row by row ({@link RowByRowWrite}): rows the store refuses while it
+     * takes the writes around them are left out and the run is failed; if the store takes nothing, the
      * part is kept.
      */
     private void isolate(Part part) {
-        List<StoreBatch> refused = new ArrayList<>();
-        for (StoreBatch row : rows(part.batch)) {
-            try {
-                ctx.store.write(row);
-            } catch (LeaseLostException e) {
-                loseLeases(e.runIds());
-                return;
-            } catch (RuntimeException e) {
-                refused.add(row);
-            }
+        RowByRowWrite.Outcome outcome = new RowByRowWrite(ctx).write(part.batch, part.run.runId());
+        if (outcome instanceof RowByRowWrite.LeaseLost lost) {
+            loseLeases(lost.runIds());
+            return;
         }
-        if (!refused.isEmpty()) {
-            if (!storeTakesWrites(part.run)) {
-                log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
-                return;
-            }
-            refused = writeAgain(refused);
-            if (refused == null) {
-                return;
-            }
+        if (outcome instanceof RowByRowWrite.Kept) {
+            log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
+            return;
         }
-        List<String> described = new ArrayList<>();
-        for (StoreBatch row : refused) {
-            described.add(describe(row));
-            for (RunEvent event : row.events()) {
-                recordRefusedEvent(event);
-            }
-        }
+        List<String> refused = ((RowByRowWrite.Settled) outcome).refused();
         if (!refused.isEmpty()) {
             log.error("Run {}: the store refused {} row(s) of it, left out: {}", part.run.runId(), refused.size(),
-                    described);
-            part.run.storeRefused(String.join(", ", described));
+                    refused);
+            part.run.storeRefused(String.join(", ", refused));
         }
         settleAll(List.of(part));
-    }
-
-    /**
-     * The refused rows written once more, now that the store takes writes: it may have come back between
-     * them and the check (an outage, not the rows). Returns those it still refuses, or null if the run's
-     * lease was lost meanwhile (the part is dropped then).
-     */
-    private @Nullable List<StoreBatch> writeAgain(List<StoreBatch> refused) {
-        List<StoreBatch> still = new ArrayList<>();
-        for (StoreBatch row : refused) {
-            try {
-                ctx.store.write(row);
-            } catch (LeaseLostException e) {
-                loseLeases(e.runIds());
-                return null;
-            } catch (RuntimeException e) {
-                still.add(row);
-            }
-        }
-        return still;
-    }
-
-    /** A write that changes nothing: whether the store takes writes for this run at all. */
-    private boolean storeTakesWrites(ActiveRun run) {
-        try {
-            ctx.store.reserveSeq(run.runId(), 0);
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** Keeps the refused event's seq in the log, as a status event saying what was left out. */
-    private void recordRefusedEvent(RunEvent event) {
-        RunEvent placeholder = new RunEvent(event.runId(), event.seq(), event.timestamp(),
-                new AgentStreamEvent.StatusUpdate(event.runId() + ":store:" + event.seq(), "error",
-                        "An event of this run (" + event.type() + ", seq " + event.seq()
-                                + ") could not be stored and was left out."));
-        try {
-            ctx.store.write(StoreBatch.builder().event(placeholder).fence(ctx.fence()).build());
-        } catch (RuntimeException e) {
-            log.error("Run {}: recording the refused event {} failed too; its seq stays empty", event.runId(),
-                    event.seq(), e);
-        }
-    }
-
-    /** The batch cut into batches of one row each, in the order a write stores them. */
-    private static List<StoreBatch> rows(StoreBatch batch) {
-        List<StoreBatch> rows = new ArrayList<>();
-        batch.threadTouches().forEach(touch -> rows.add(row(batch).touch(touch).build()));
-        batch.runs().forEach(run -> rows.add(row(batch).run(run).build()));
-        batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
-        batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
-        batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
-        batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
-        batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
-        return rows;
-    }
-
-    private static StoreBatch.Builder row(StoreBatch of) {
-        return StoreBatch.builder().fence(of.fence());
-    }
-
-    private static String describe(StoreBatch row) {
-        if (!row.events().isEmpty()) {
-            RunEvent event = row.events().get(0);
-            return "event " + event.seq() + " (" + event.type() + ")";
-        }
-        if (!row.messages().isEmpty()) {
-            return "message " + row.messages().get(0).id();
-        }
-        if (!row.runs().isEmpty()) {
-            return "the run's record (" + row.runs().get(0).status() + ")";
-        }
-        if (!row.inputs().isEmpty()) {
-            return "input " + row.inputs().get(0).inputId();
-        }
-        if (!row.threadTouches().isEmpty()) {
-            return "the thread's activity";
-        }
-        return "its lease or seq reservation";
     }
 
     private void loseLeases(Set<String> runIds) {

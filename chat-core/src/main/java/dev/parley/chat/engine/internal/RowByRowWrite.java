@@ -1,0 +1,155 @@
+package dev.parley.chat.engine.internal;
+
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.store.LeaseLostException;
+import dev.parley.chat.store.StoreBatch;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batch writer's last resort for one run's part that keeps failing on its own: the part written row by
+ * row, so that what the store refuses is found and left out while the rest is stored. A row refused while
+ * the store takes other writes is written once more (the store may have come back in between), then left
+ * out; a left-out event is replaced by a status event saying so, so the run's log has no gap. Used by the
+ * batch writer's thread only, holding its flush lock.
+ */
+final class RowByRowWrite {
+    private static final Logger log = LoggerFactory.getLogger(RowByRowWrite.class);
+
+    /** How writing the part ended. */
+    sealed interface Outcome permits Settled, Kept, LeaseLost {
+    }
+
+    /** Everything the store takes is stored; {@code refused} describes each row left out (empty if none). */
+    record Settled(List<String> refused) implements Outcome {
+    }
+
+    /** The store takes no writes at all: nothing is left out, the part is kept for later. */
+    record Kept() implements Outcome {
+    }
+
+    /** Another instance holds the lease of these runs: the part is to be dropped. */
+    record LeaseLost(Set<String> runIds) implements Outcome {
+    }
+
+    private final EngineContext ctx;
+
+    RowByRowWrite(EngineContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Writes {@code batch}, a part of run {@code runId}, row by row. Never throws. */
+    Outcome write(StoreBatch batch, String runId) {
+        try {
+            List<StoreBatch> refused = new ArrayList<>();
+            for (StoreBatch row : rows(batch)) {
+                try {
+                    ctx.store.write(row);
+                } catch (LeaseLostException e) {
+                    throw e;
+                } catch (RuntimeException e) {
+                    refused.add(row);
+                }
+            }
+            if (!refused.isEmpty()) {
+                if (!storeTakesWrites(runId)) {
+                    return new Kept();
+                }
+                refused = writeAgain(refused);
+            }
+            List<String> described = new ArrayList<>();
+            for (StoreBatch row : refused) {
+                described.add(describe(row));
+                for (RunEvent event : row.events()) {
+                    recordRefusedEvent(event);
+                }
+            }
+            return new Settled(described);
+        } catch (LeaseLostException e) {
+            return new LeaseLost(e.runIds());
+        }
+    }
+
+    /**
+     * The refused rows written once more, now that the store takes writes: it may have come back between
+     * them and the check (an outage, not the rows). Returns those it still refuses.
+     */
+    private List<StoreBatch> writeAgain(List<StoreBatch> refused) {
+        List<StoreBatch> still = new ArrayList<>();
+        for (StoreBatch row : refused) {
+            try {
+                ctx.store.write(row);
+            } catch (LeaseLostException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                still.add(row);
+            }
+        }
+        return still;
+    }
+
+    /** A write that changes nothing: whether the store takes writes for this run at all. */
+    private boolean storeTakesWrites(String runId) {
+        try {
+            ctx.store.reserveSeq(runId, 0);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Keeps the refused event's seq in the log, as a status event saying what was left out. */
+    private void recordRefusedEvent(RunEvent event) {
+        RunEvent placeholder = new RunEvent(event.runId(), event.seq(), event.timestamp(),
+                new AgentStreamEvent.StatusUpdate(event.runId() + ":store:" + event.seq(), "error",
+                        "An event of this run (" + event.type() + ", seq " + event.seq()
+                                + ") could not be stored and was left out."));
+        try {
+            ctx.store.write(StoreBatch.builder().event(placeholder).fence(ctx.fence()).build());
+        } catch (RuntimeException e) {
+            log.error("Run {}: recording the refused event {} failed too; its seq stays empty", event.runId(),
+                    event.seq(), e);
+        }
+    }
+
+    /** The batch cut into batches of one row each, in the order a write stores them. */
+    private static List<StoreBatch> rows(StoreBatch batch) {
+        List<StoreBatch> rows = new ArrayList<>();
+        batch.threadTouches().forEach(touch -> rows.add(row(batch).touch(touch).build()));
+        batch.runs().forEach(run -> rows.add(row(batch).run(run).build()));
+        batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
+        batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
+        batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
+        batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
+        batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
+        return rows;
+    }
+
+    private static StoreBatch.Builder row(StoreBatch of) {
+        return StoreBatch.builder().fence(of.fence());
+    }
+
+    private static String describe(StoreBatch row) {
+        if (!row.events().isEmpty()) {
+            RunEvent event = row.events().get(0);
+            return "event " + event.seq() + " (" + event.type() + ")";
+        }
+        if (!row.messages().isEmpty()) {
+            return "message " + row.messages().get(0).id();
+        }
+        if (!row.runs().isEmpty()) {
+            return "the run's record (" + row.runs().get(0).status() + ")";
+        }
+        if (!row.inputs().isEmpty()) {
+            return "input " + row.inputs().get(0).inputId();
+        }
+        if (!row.threadTouches().isEmpty()) {
+            return "the thread's activity";
+        }
+        return "its lease or seq reservation";
+    }
+}
