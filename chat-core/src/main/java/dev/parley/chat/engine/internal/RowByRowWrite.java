@@ -45,21 +45,12 @@ final class RowByRowWrite {
     /** Writes {@code batch}, a part of run {@code runId}, row by row. Never throws. */
     Outcome write(StoreBatch batch, String runId) {
         try {
-            List<StoreBatch> refused = new ArrayList<>();
-            for (StoreBatch row : rows(batch)) {
-                try {
-                    ctx.store.write(row);
-                } catch (LeaseLostException e) {
-                    throw e;
-                } catch (RuntimeException e) {
-                    refused.add(row);
-                }
-            }
+            List<StoreBatch> refused = writeEach(rows(batch));
             if (!refused.isEmpty()) {
                 if (!storeTakesWrites(runId)) {
                     return new Kept();
                 }
-                refused = writeAgain(refused);
+                refused = writeEach(refused);
             }
             List<String> described = new ArrayList<>();
             for (StoreBatch row : refused) {
@@ -75,21 +66,22 @@ final class RowByRowWrite {
     }
 
     /**
-     * The refused rows written once more, now that the store takes writes: it may have come back between
-     * them and the check (an outage, not the rows). Returns those it still refuses.
+     * Writes each row in a transaction of its own; returns those the store refused.
+     *
+     * @throws LeaseLostException if another instance holds the run's lease
      */
-    private List<StoreBatch> writeAgain(List<StoreBatch> refused) {
-        List<StoreBatch> still = new ArrayList<>();
-        for (StoreBatch row : refused) {
+    private List<StoreBatch> writeEach(List<StoreBatch> rows) {
+        List<StoreBatch> refused = new ArrayList<>();
+        for (StoreBatch row : rows) {
             try {
                 ctx.store.write(row);
             } catch (LeaseLostException e) {
                 throw e;
             } catch (RuntimeException e) {
-                still.add(row);
+                refused.add(row);
             }
         }
-        return still;
+        return refused;
     }
 
     /** A write that changes nothing: whether the store takes writes for this run at all. */
