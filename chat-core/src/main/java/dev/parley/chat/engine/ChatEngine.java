@@ -305,7 +305,9 @@ public final class ChatEngine implements AutoCloseable {
 
     /**
      * Stores the person's message and an assistant placeholder, starts the runtime (or queues the run)
-     * and returns at once.
+     * and returns at once. A thread whose run has logged its end is not busy: a start that comes while
+     * that run is still storing its end and freeing the thread (as one may, right after its subscriber saw
+     * the end) waits for it, up to a few seconds.
      *
      * @throws ChatException INVALID_INPUT for a blank or oversized message or a non-positive iteration
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
