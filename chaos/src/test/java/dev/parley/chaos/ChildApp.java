@@ -1,10 +1,10 @@
 package dev.parley.chaos;
 
+import dev.parley.chat.testing.FreePorts;
 import dev.parley.example.ExampleApplication;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The example host app in a JVM of its own (this test's class path), on a fixed port, so that it can be
+ * The example host app in a JVM of its own (this test's class path), on a fixed port (picked where no
+ * outgoing connection takes it meanwhile), so that it can be
  * killed with SIGKILL ({@link Process#destroyForcibly()} on Linux) and started again on the same database.
  * Each start logs to a file of its own under {@code target/}.
  */
@@ -28,7 +29,7 @@ final class ChildApp implements AutoCloseable {
     /** @param arguments Spring Boot arguments ({@code --key=value}) besides the port */
     ChildApp(String name, List<String> arguments) {
         this.name = name;
-        this.port = freePort();
+        this.port = FreePorts.outsideEphemeralRange();
         this.arguments = List.copyOf(arguments);
     }
 
@@ -94,14 +95,6 @@ final class ChildApp implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

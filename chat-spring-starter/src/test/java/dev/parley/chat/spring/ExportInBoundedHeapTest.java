@@ -15,11 +15,11 @@ import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.store.jdbi.JdbiChatStore;
+import dev.parley.chat.testing.FreePorts;
 import java.io.File;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -60,10 +60,7 @@ class ExportInBoundedHeapTest {
         for (String suffix : new String[] {"", "-wal", "-shm"}) {
             Files.deleteIfExists(Paths.get(db + suffix));
         }
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = FreePorts.outsideEphemeralRange();
         log = dir.resolve("server.log");
         try (JdbiChatStore store = JdbiChatStore.sqlite(db).build()) {
             String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
