@@ -243,6 +243,25 @@ class ClusterTest extends EngineTestSupport {
         awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
     }
 
+    /**
+     * The common cluster case: the run on one instance, the person's browser on the other. The end it sees
+     * there is read from the store, where the run's record ends in the same transaction, so the next
+     * message, sent to the other instance at once, starts a run.
+     */
+    @Test
+    void theNextMessageRightAfterARunEndsElsewhereStartsARun() {
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.slow(20, 5)), store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("Again.")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+
+        EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitDone();
+        RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
+
+        assertThat(next.status()).isEqualTo(RunStatus.RUNNING);
+        awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
+
     @Test
     void anInstanceThatLostItsLeaseLetsTheRunGoWithoutOverwritingIt() {
         FailingStore storeOfA = new FailingStore(store);
