@@ -190,6 +190,19 @@ class ClusterTest extends EngineTestSupport {
         awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
     }
 
+    /**
+     * Follows a streaming run from {@code follower}, then kills its holder (its store fails, it leaves the
+     * hub); returns what the follower saw once the run ended there, taken over.
+     */
+    private EventCollector followWhileTheHolderDies(ChatEngine follower, RunTicket ticket, FailingStore storeOfHolder,
+            String holder) {
+        EventCollector seen = EventCollector.unbounded().subscribeTo(follower.subscribe(ALICE, ticket.runId(), 0))
+                .awaitCount(4);
+        storeOfHolder.kill();
+        hub.disconnect(holder);
+        return seen.awaitDone();
+    }
+
     @Test
     void aDeadInstancesRunsAreInterruptedAfterTheLeaseAndItsSubscribersSeeTheEnd() {
         FailingStore storeOfA = new FailingStore(store);
@@ -197,11 +210,7 @@ class ClusterTest extends EngineTestSupport {
         ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
-        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
-
-        storeOfA.kill();
-        hub.disconnect("a");
-        onB.awaitDone();
+        EventCollector onB = followWhileTheHolderDies(b, ticket, storeOfA, "a");
         RunEvent end = onB.events().get(onB.events().size() - 1);
         assertThat(end.event()).isEqualTo(new dev.parley.chat.event.AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
                 "the host stopped while the run was active"));
@@ -232,11 +241,7 @@ class ClusterTest extends EngineTestSupport {
         ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("Again.")), slowToCloseInputs);
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
-        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
-
-        storeOfA.kill();
-        hub.disconnect("a");
-        onB.awaitDone();
+        EventCollector onB = followWhileTheHolderDies(b, ticket, storeOfA, "a");
         RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
 
         assertThat(next.status()).isEqualTo(RunStatus.RUNNING);
