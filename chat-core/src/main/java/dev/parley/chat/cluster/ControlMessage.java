@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * @param correlationId pairs a reply with its request
  * @param from the sending instance; replies go back to it
  * @param inputId for ANSWER: the pending input whose stored answer to deliver
- * @param error for REPLY: null when the request succeeded, else why it failed
+ * @param error for REPLY: null when the request succeeded, else why it failed ({@link #ALREADY_ANSWERED} when
+ *     the input was resolved before and the answer was not delivered again)
  */
 public record ControlMessage(
         Kind kind,
@@ -19,6 +20,9 @@ public record ControlMessage(
         String from,
         @Nullable String inputId,
         @Nullable String error) {
+
+    /** The error of a REPLY to ANSWER whose input the run had already resolved: the answer was not delivered. */
+    public static final String ALREADY_ANSWERED = "already answered";
 
     /** What a control message asks for. */
     public enum Kind {

@@ -103,6 +103,12 @@ import org.slf4j.LoggerFactory;
  * tried again shortly. At most one run per thread is active, also across host instances (the store
  * enforces it). {@link #close()} leaves queued runs queued for the next engine.
  *
+ * <h2>Deletion is final</h2>
+ * {@link #deleteThread} and {@link #eraseOwner} leave no row of the thread: no run starts on a thread from
+ * the moment its deletion begins, and the store refuses rows of a thread that no longer exists, so a run
+ * still writing (here or on another instance) cannot bring anything back; it ends CANCELLED for whoever
+ * follows it.
+ *
  * <h2>Callers</h2>
  * Every call names its caller ({@code ownerId}); another owner's thread, run or message is
  * {@code NOT_FOUND}. Bad input is {@code INVALID_INPUT} and changes nothing. All methods are thread-safe
@@ -149,12 +155,15 @@ public final class ChatEngine implements AutoCloseable {
                 b.hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
         this.runs = new RunManager(ctx);
         this.views = new ThreadViews(ctx, runs);
-        this.turns = new Turns(ctx, runs, doubleTexting);
+        this.turns = new Turns(ctx, runs, views, doubleTexting);
         runs.recover();
         runs.startCoordination();
         if (b.eventRetention != null) {
             Duration age = b.eventRetention;
-            timers.scheduleWithFixedDelay(() -> compactQuietly(age), 1, TimeUnit.HOURS.toMinutes(1), TimeUnit.MINUTES);
+            ExecutorService worker = work;
+            // the timer thread only hands the work over: it also renews leases, which a long compaction must not delay
+            timers.scheduleWithFixedDelay(() -> worker.execute(() -> compactQuietly(age)), 1,
+                    TimeUnit.HOURS.toMinutes(1), TimeUnit.MINUTES);
         }
     }
 
@@ -290,24 +299,26 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * Deletes a thread and everything in it. A thread with an active or queued run is a CONFLICT: cancel
-     * the run first.
+     * Deletes a thread and everything in it, for good: from the moment this is called no run starts on it
+     * (a message sent meanwhile is NOT_FOUND), and nothing of it comes back afterwards (the store refuses
+     * rows of a thread that no longer exists, also from a run another instance started meanwhile).
+     *
+     * @throws ChatException NOT_FOUND for an unknown thread or another owner's; CONFLICT if the thread has
+     *     an active or queued run: cancel it first ({@link #eraseOwner} stops runs itself)
      */
     public void deleteThread(String ownerId, String threadId) {
         ownedThread(ownerId, threadId);
-        if (runs.isThreadBusy(threadId) || !store.findThreadRuns(threadId, LIVE).isEmpty()) {
-            throw ChatException.conflict("the thread has an active run; cancel it before deleting the thread");
-        }
-        store.deleteThread(threadId);
+        runs.deleteThread(threadId, false, Duration.ZERO);
     }
 
     // ================================================================== runs
 
     /**
      * Stores the person's message and an assistant placeholder, starts the runtime (or queues the run)
-     * and returns at once. A thread whose run has logged its end is not busy: a start that comes while
-     * that run is still storing its end and freeing the thread (as one may, right after its subscriber saw
-     * the end) waits for it, up to a few seconds.
+     * and returns at once. The message follows the active branch's last message as it is when the run is
+     * stored: two messages sent at once (ENQUEUE, INTERRUPT) follow one another. A thread whose run has
+     * logged its end is not busy: a start that comes while that run is still storing its end and freeing the
+     * thread (as one may, right after its subscriber saw the end) waits for it, up to a few seconds.
      *
      * @throws ChatException INVALID_INPUT for a blank or oversized message or a non-positive iteration
      *     budget; NOT_FOUND for an unknown thread; CONFLICT when the thread is busy and the strategy is
@@ -322,7 +333,20 @@ public final class ChatEngine implements AutoCloseable {
         checkClientTools(request.clientTools());
         checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
                 request.skill() != null ? request.skill() : thread.skill());
-        return turns.send(thread, request, views.activeLeaf(thread));
+        return turns.send(thread, request);
+    }
+
+    /**
+     * Checks a message as {@link #startRun} would on a thread with no model or skill of its own, storing
+     * nothing: for hosts that create a thread on first use (as the AG-UI endpoint does, see
+     * {@link #openThread}) and must not create one for a message that will be refused.
+     *
+     * @throws ChatException INVALID_INPUT or UNSUPPORTED as {@link #startRun} says
+     */
+    public void checkStartRun(StartRun request) {
+        RequestChecks.startRun(limits, request);
+        checkClientTools(request.clientTools());
+        checkOffered(request.modelId(), request.skill());
     }
 
     /**
@@ -345,7 +369,7 @@ public final class ChatEngine implements AutoCloseable {
         ChatThread thread = ownedThread(ownerId, message.threadId());
         checkOffered(request.modelId() != null ? request.modelId() : thread.modelId(),
                 request.skill() != null ? request.skill() : thread.skill());
-        return turns.send(thread, request, message.parentMessageId());
+        return turns.sendEdit(thread, request, message.parentMessageId());
     }
 
     /**
@@ -404,7 +428,9 @@ public final class ChatEngine implements AutoCloseable {
 
     /**
      * Stops a run; the partial answer is kept as CANCELLED. Returns the run as it stands (an active run
-     * may still show RUNNING until the runtime confirms). Cancelling a finished run changes nothing.
+     * may still show RUNNING until the runtime confirms). Cancelling a finished run changes nothing. A cancel
+     * takes the same path whichever instance receives it: a queued run leaves its thread's queue and ends
+     * CANCELLED at once, so the thread takes the next message once the run ahead of it ends.
      */
     public Run cancel(String ownerId, String runId) {
         return runs.cancel(ownedRun(ownerId, runId));
@@ -418,6 +444,14 @@ public final class ChatEngine implements AutoCloseable {
      * the same answer again is {@link AnswerResult#REPLAYED}; a different answer after that, or one to an
      * input that expired or was withdrawn, is a CONFLICT. Any instance may take it (it is forwarded to the
      * one holding the run).
+     *
+     * <p>An answer reaches its asker at most once, whatever the timing: answers to one input are taken one at
+     * a time on an instance (a caller told REPLAYED knows the identical answer reached the runtime, when the
+     * run is held on this instance); the instance holding the run never delivers an input twice, even if
+     * another instance gave up waiting for its confirmation and the person sent the answer again (that retry
+     * is a CONFLICT, and the input stays ANSWERED). An answer that could not be delivered is taken back: the
+     * input is pending again, or CANCELLED once its run has ended. An input whose deadline passes while an
+     * answer to it is on its way expires if that delivery fails.
      *
      * @throws ChatException NOT_FOUND for an unknown run or input (or another owner's); INVALID_INPUT for
      *     an answer of the wrong shape (see {@link InputChecks#answer}), which changes nothing; CONFLICT as
@@ -542,8 +576,11 @@ public final class ChatEngine implements AutoCloseable {
 
     /**
      * Erases everything of an owner, for a data-subject request: every thread with its messages, runs, events,
-     * pending inputs, approvals and feedback. A run still going on is stopped first. Works a thread at a time
-     * (each removed whole), so after a crash calling it again finishes the job.
+     * pending inputs, approvals and feedback. Each thread is deleted as by {@link #deleteThread}, for good,
+     * except that its runs (here and on other instances) are stopped first: each gets the cancel grace period
+     * and 5 s more to end, then the engine ends the ones it holds itself. A message sent to a thread of the
+     * owner while it is erased is NOT_FOUND or its run is stopped; no row of it remains. Works a thread at a
+     * time (each removed whole), so after a crash calling it again finishes the job.
      *
      * @return how many threads were erased
      */
@@ -554,9 +591,9 @@ public final class ChatEngine implements AutoCloseable {
         do {
             page = store.listThreads(ownerId, null, limits.maxPageSize());
             for (ChatThread thread : page) {
-                runs.stopThread(thread.id(), limits.cancelGracePeriod().plusSeconds(5));
-                store.deleteThread(thread.id());
-                erased++;
+                if (runs.deleteThread(thread.id(), true, limits.cancelGracePeriod().plusSeconds(5))) {
+                    erased++;
+                }
             }
         } while (!page.isEmpty());
         return erased;

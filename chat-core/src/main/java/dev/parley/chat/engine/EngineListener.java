@@ -6,7 +6,12 @@ import dev.parley.chat.model.Run;
 /**
  * Observes the engine, e.g. for metrics. Every method has a no-op default, so the interface can grow.
  * Methods are called on the engine's threads, sometimes on the hot path ({@link #eventAppended}): they
- * must be fast and must not throw.
+ * must be fast and should not throw.
+ *
+ * <p>A listener that throws anyway — a runtime exception, an {@link Error}, or a checked exception thrown
+ * where Java would not allow it (Kotlin) — changes nothing for the run: what it threw is logged (WARN) and
+ * ignored, the run goes on, ends and frees its thread as it would have. Only a {@link VirtualMachineError}
+ * (out of memory, stack overflow) is logged and passed on.
  */
 public interface EngineListener {
     /** A run began working (it may have waited as QUEUED before). */

@@ -101,6 +101,7 @@ public final class RunReducer {
     private static final class InputTrack {
         final PendingInput asked;
         boolean pending = true;
+        boolean answered;
 
         InputTrack(PendingInput asked) {
             this.asked = asked;
@@ -295,6 +296,7 @@ public final class RunReducer {
         }
         track.pending = false;
         boolean answered = resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED;
+        track.answered = answered;
         MessageStatus closed = answered ? MessageStatus.COMPLETED : MessageStatus.CANCELLED;
         MessageSlot slot = slots.get(track.asked.messageId());
         if (slot != null && slot.base instanceof ClarifyMessage clarify && clarify.isPending()) {
@@ -441,6 +443,12 @@ public final class RunReducer {
     public boolean isPending(String inputId) {
         InputTrack track = inputs.get(inputId);
         return track != null && track.pending;
+    }
+
+    /** True once an answer to the input with this id was logged ({@code input_resolved} ANSWERED). */
+    public boolean wasAnswered(String inputId) {
+        InputTrack track = inputs.get(inputId);
+        return track != null && track.answered;
     }
 
     /** QUEUED until {@code run_started}, then as the rules say. */

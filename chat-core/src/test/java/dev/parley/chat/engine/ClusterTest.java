@@ -43,11 +43,17 @@ class ClusterTest extends EngineTestSupport {
 
     private ChatEngine instance(String id, ScriptedRuntime runtime, dev.parley.chat.store.ChatStore store,
             EngineLimits limits) {
+        return instance(id, runtime, store, limits, DoubleTexting.REJECT);
+    }
+
+    private ChatEngine instance(String id, ScriptedRuntime runtime, dev.parley.chat.store.ChatStore store,
+            EngineLimits limits, DoubleTexting doubleTexting) {
         ChatEngine engine = ChatEngine.builder().runtime(runtime).store(store)
                 .coordinator(hub.join(id))
                 .leaseTimeout(Duration.ofMillis(900))
                 .controlTimeout(Duration.ofSeconds(2))
                 .limits(limits.withCancelGracePeriod(Duration.ofMillis(500)))
+                .doubleTexting(doubleTexting)
                 .build();
         engines.add(engine);
         return engine;
@@ -394,5 +400,100 @@ class ClusterTest extends EngineTestSupport {
         assertThat(failedReservations.get()).as("the take-over's reservation failed").isPositive();
         RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
         awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * A cancel has one path whichever instance receives it: a queued run cancelled through another instance
+     * leaves its thread's queue, so when the run ahead of it ends the thread is free for the next message
+     * (it used to become the thread's current run, ended, and wedge the thread for good).
+     */
+    @Test
+    void aQueuedRunCancelledThroughAnotherInstanceLeavesTheQueue() {
+        ScriptedRuntime runtimeA = ScriptedRuntime.of(request -> request.userMessage().equals("first")
+                ? Scripts.streamsUntilCancelled() : Scripts.instant("Done."));
+        ChatEngine a = instance("a", runtimeA, store, EngineLimits.defaults(), DoubleTexting.ENQUEUE);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = a.startRun(ALICE, thread, StartRun.of("first"));
+        RunTicket queued = a.startRun(ALICE, thread, StartRun.of("queued"));
+        assertThat(queued.status()).isEqualTo(RunStatus.QUEUED);
+
+        b.cancel(ALICE, queued.runId());
+        awaitRunVia(a, queued.runId(), RunStatus.CANCELLED);
+        a.cancel(ALICE, first.runId());
+        awaitRunVia(a, first.runId(), RunStatus.CANCELLED);
+
+        RunTicket next = a.startRun(ALICE, thread, StartRun.of("next"));
+        assertThat(next.status()).isEqualTo(RunStatus.RUNNING);
+        awaitRunVia(a, next.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtimeA.requests()).extracting(dev.parley.chat.runtime.RunRequest::userMessage)
+                .containsExactly("first", "next");
+    }
+
+    /**
+     * An instance that lets go of a queued run (another instance holds its lease now: here, its renewals
+     * say so and the run is never taken back) drops it from the thread's queue: it must not launch the run
+     * later while the other instance runs it too.
+     */
+    @Test
+    void aQueuedRunWhoseLeaseIsLostIsNeverLaunchedHere() {
+        java.util.Set<String> lostLeases = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        ChatStore losingLeases = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("takeOverRun") && lostLeases.contains((String) args[0])) {
+                return false;
+            }
+            Object result = proceed.call();
+            if (method.equals("leaseRuns")) {
+                @SuppressWarnings("unchecked")
+                java.util.Set<String> held = new java.util.HashSet<>((java.util.Set<String>) result);
+                held.removeAll(lostLeases);
+                return held;
+            }
+            return result;
+        });
+        ScriptedRuntime runtimeA = ScriptedRuntime.of(request -> request.userMessage().equals("first")
+                ? Scripts.slow(1_500, 1) : Scripts.instant("Done."));
+        ChatEngine a = instance("a", runtimeA, losingLeases, EngineLimits.defaults(), DoubleTexting.ENQUEUE);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = a.startRun(ALICE, thread, StartRun.of("first"));
+        RunTicket queued = a.startRun(ALICE, thread, StartRun.of("queued"));
+        lostLeases.add(queued.runId());
+        awaitRunVia(a, first.runId(), RunStatus.SUCCEEDED);
+        try {
+            Thread.sleep(500);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertThat(runtimeA.requests()).extracting(dev.parley.chat.runtime.RunRequest::userMessage)
+                .as("the run it let go is not launched here").containsExactly("first");
+    }
+
+    /**
+     * An answer reaches the runtime at most once, whatever the timing across instances: here the holder
+     * delivers it after the asking instance gave up waiting and took it back, and the person sends it again.
+     * The holder refuses an input it already delivered, and its late success marks the input answered again.
+     */
+    @Test
+    void anAnswerDeliveredLateIsNotDeliveredAgainByARetry() {
+        ScriptedRuntime slowToTakeAnswers = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")))
+                .withAnswerDelay(Duration.ofMillis(2_600));
+        ChatEngine a = instance("a", slowToTakeAnswers, store);
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
+        awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")));
+        Object retried;
+        try {
+            retried = b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"));
+        } catch (dev.parley.chat.ChatException e) {
+            retried = e.code();
+        }
+        awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(slowToTakeAnswers.answers()).as("the runtime got the answer once").hasSize(1);
+        assertThat(retried).isIn(AnswerResult.REPLAYED, ErrorCode.CONFLICT);
+        assertThat(store.findInput(ticket.runId(), "ask-1").orElseThrow().state())
+                .isEqualTo(dev.parley.chat.input.InputState.ANSWERED);
     }
 }

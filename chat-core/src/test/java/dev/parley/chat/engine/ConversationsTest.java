@@ -353,4 +353,45 @@ class ConversationsTest extends EngineTestSupport {
         assertThat(engine.listThreads(MALLORY)).extracting(t -> t.id()).containsExactly(mallorys);
         assertThat(engine.eraseOwner(ALICE)).as("again: nothing left").isZero();
     }
+
+    /**
+     * Two messages sent to one thread at the same moment (ENQUEUE) follow one another on the branch: the
+     * second answers the first's answer. Here both senders read the thread before either run is stored; the
+     * parent is decided when the run is stored, so the first message does not drop off the branch (and out of
+     * the history the runtime gets).
+     */
+    @Test
+    void twoMessagesSentAtOnceFollowOneAnotherOnTheBranch() throws Exception {
+        java.util.concurrent.CyclicBarrier bothRead = new java.util.concurrent.CyclicBarrier(2);
+        AtomicInteger reads = new AtomicInteger();
+        store = InterceptedStore.of(store, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("findThread") && reads.get() >= 0 && reads.incrementAndGet() <= 2) {
+                bothRead.await(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            return result;
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime, b -> b.doubleTexting(DoubleTexting.ENQUEUE));
+        reads.set(-1);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        send(engine, threadId, "hello");
+        reads.set(0);
+
+        List<RunTicket> tickets = dev.parley.chat.testing.Await.race(2,
+                i -> engine.startRun(ALICE, threadId, StartRun.of("at once " + i)));
+        for (RunTicket ticket : tickets) {
+            awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        }
+        List<Message> branch = engine.getThread(ALICE, threadId).messages().stream()
+                .filter(m -> m.kind().isTopLevel()).toList();
+        assertThat(branch).as("hello, its answer, both messages and their answers").hasSize(6);
+        assertThat(branch).filteredOn(m -> m.kind() == MessageKind.USER).extracting(m -> ((UserMessage) m).text())
+                .containsExactlyInAnyOrder("hello", "at once 0", "at once 1");
+        for (int i = 1; i < branch.size(); i++) {
+            assertThat(branch.get(i).parentMessageId()).isEqualTo(branch.get(i - 1).id());
+        }
+        assertThat(runtime.requests().get(2).history().messages()).as("the last run's runtime saw both earlier turns")
+                .hasSize(4);
+    }
 }

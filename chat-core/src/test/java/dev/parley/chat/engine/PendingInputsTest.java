@@ -436,4 +436,80 @@ class PendingInputsTest extends EngineTestSupport {
         assertThat(store.readEvents(ticket.runId(), 0, 100)).extracting(e -> e.event().type())
                 .contains("input_requested", "input_resolved").doesNotContain("clarify_request", "clarify_resolved");
     }
+
+    /**
+     * A deadline that passes while an accepted answer is being delivered still holds: the delivery fails, the
+     * answer is taken back, and the input expires (it used to stay pending for good, its timer dropped).
+     */
+    @Test
+    void aDeadlineThatPassesWhileTheAnswerIsDeliveredStillExpiresTheInputIfTheDeliveryFails() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(asksWithADeadline()).takingExpiries()
+                .withFailingAnswers(Duration.ofMillis(600));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+        awaitPending(engine, ticket.runId(), InputKind.CLARIFY);
+
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris")));
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime.expiries()).containsExactly(ticket.runId() + "/ask-1");
+        assertThat(assistantText(run)).isEqualTo("No answer; I picked Paris.");
+        assertThat(store.findInput(ticket.runId(), "ask-1").orElseThrow().state()).isEqualTo(InputState.EXPIRED);
+    }
+
+    /**
+     * An answer that races the run's end (accepted by the store, then the run ends before it is delivered)
+     * leaves the input CANCELLED, not pending on a finished run.
+     */
+    @Test
+    void anAnswerRacingTheRunsEndLeavesTheInputCancelled() {
+        ChatStore real = store;
+        java.util.concurrent.atomic.AtomicReference<ChatEngine> engineRef = new java.util.concurrent.atomic.AtomicReference<>();
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object outcome = proceed.call();
+            if (method.equals("answerInput")) {
+                String runId = (String) args[0];
+                engineRef.get().cancel(ALICE, runId);
+                await(() -> engineRef.get().state(ALICE, runId).run().status(), RunStatus::isTerminal,
+                        "the run to end while the answer is on its way");
+            }
+            return outcome;
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome"))));
+        engineRef.set(engine);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+        awaitPending(engine, ticket.runId(), InputKind.CLARIFY);
+
+        assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")));
+        assertThat(engine.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.CANCELLED);
+        assertThat(real.findInput(ticket.runId(), "ask-1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).isEmpty();
+    }
+
+    /**
+     * Two identical answers at once: the second caller must not be told REPLAYED while the first one's
+     * delivery is still on its way, since that delivery may fail (here it does: neither answer got through,
+     * and both callers hear so).
+     */
+    @Test
+    void twoIdenticalAnswersAtOnceAreBothToldWhenTheDeliveryFails() throws Exception {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")))
+                .withFailingAnswers(Duration.ofMillis(300));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+        awaitPending(engine, ticket.runId(), InputKind.CLARIFY);
+
+        List<Object> outcomes = dev.parley.chat.testing.Await.race(2, i -> {
+            try {
+                return engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"));
+            } catch (dev.parley.chat.ChatException e) {
+                return e.code();
+            }
+        });
+        assertThat(outcomes).containsExactly(ErrorCode.RUNTIME_UNAVAILABLE, ErrorCode.RUNTIME_UNAVAILABLE);
+        assertThat(store.findInput(ticket.runId(), "ask-1").orElseThrow().state()).isEqualTo(InputState.PENDING);
+        engine.cancel(ALICE, ticket.runId());
+    }
 }

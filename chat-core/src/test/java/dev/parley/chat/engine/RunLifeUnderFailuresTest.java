@@ -161,29 +161,43 @@ class RunLifeUnderFailuresTest extends EngineTestSupport {
         assertThat(engine.state(ALICE, next).run().status()).isEqualTo(RunStatus.SUCCEEDED);
     }
 
-    @Test
-    void aListenerThatThrowsFromEveryCallbackChangesNothing() {
+    /** What a listener may throw: a runtime exception, an {@link Error}, a checked exception thrown sneakily. */
+    static Stream<Arguments> listenerFailures() {
+        return Stream.of(
+                Arguments.of("a runtime exception", new IllegalStateException("metrics are down")),
+                Arguments.of("an Error", new AssertionError("metrics are down")),
+                Arguments.of("a checked exception (Kotlin)", new java.io.IOException("metrics are down")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("listenerFailures")
+    void aListenerThatThrowsFromEveryCallbackChangesNothing(String kind, Throwable failure) {
         ChatEngine engine = engine(ScriptedRuntime.playing(lifeOfARun()), b -> b
                 .hostAction(new HostAction(new HostToolSpec("lookup", "Looks up", "{}"), call -> "found"))
                 .listener(new EngineListener() {
                     @Override
                     public void runStarted(Run run) {
-                        throw new IllegalStateException("metrics are down");
+                        sneakyThrow(failure);
                     }
 
                     @Override
                     public void runFinished(Run run) {
-                        throw new IllegalStateException("metrics are down");
+                        sneakyThrow(failure);
                     }
 
                     @Override
                     public void eventAppended(RunEvent event) {
-                        throw new IllegalStateException("metrics are down");
+                        sneakyThrow(failure);
                     }
 
                     @Override
                     public void subscriberOpened(String runId) {
-                        throw new IllegalStateException("metrics are down");
+                        sneakyThrow(failure);
+                    }
+
+                    @Override
+                    public void subscriberClosed(String runId) {
+                        sneakyThrow(failure);
                     }
                 }));
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
@@ -191,6 +205,14 @@ class RunLifeUnderFailuresTest extends EngineTestSupport {
         assertThat(engine.state(ALICE, runId).run().status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(Set.copyOf(store.readEvents(runId, 0, 100).stream().map(RunEvent::type).toList()))
                 .contains("run_finished", "tool_call_result", "input_resolved");
-        assertThat(playOneRun(engine, threadId)).isNotNull();
+        dev.parley.chat.testing.EventCollector replay = dev.parley.chat.testing.EventCollector.unbounded()
+                .subscribeTo(engine.subscribe(ALICE, runId, 0)).awaitDone();
+        assertThat(replay.completed()).as("a subscriber still gets the whole run and its end").isTrue();
+        assertThat(playOneRun(engine, threadId)).as("the thread takes the next message").isNotNull();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable failure) throws E {
+        throw (E) failure;
     }
 }

@@ -174,6 +174,8 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<ApprovalReply> decisions = new CopyOnWriteArrayList<>();
     private final List<String> expired = new CopyOnWriteArrayList<>();
     private volatile boolean expiring;
+    private volatile java.time.Duration answerDelay = java.time.Duration.ZERO;
+    private volatile boolean answersFail;
     private volatile List<ModelOption> models = List.of();
     private volatile List<SkillOption> skills = List.of();
     private volatile boolean listsAll;
@@ -192,6 +194,30 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     /** A runtime with every capability that plays one script for every run. */
     public static ScriptedRuntime playing(Script script) {
         return of(request -> script);
+    }
+
+    /** Makes every clarify answer take {@code delay} to reach the runtime (a slow runtime); returns this. */
+    public ScriptedRuntime withAnswerDelay(java.time.Duration delay) {
+        this.answerDelay = delay;
+        return this;
+    }
+
+    /** Makes every clarify answer fail after {@code delay} (the runtime never takes it); returns this. */
+    public ScriptedRuntime withFailingAnswers(java.time.Duration delay) {
+        this.answerDelay = delay;
+        this.answersFail = true;
+        return this;
+    }
+
+    private static void pause(java.time.Duration delay) {
+        if (delay.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The same scripts with only these capabilities. */
@@ -258,6 +284,10 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         Player player = players.get(reply.runId());
         if (player == null) {
             throw new ChatException(ErrorCode.NOT_FOUND, "no such run in the runtime: " + reply.runId());
+        }
+        pause(answerDelay);
+        if (answersFail) {
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "injected: the runtime did not take the answer");
         }
         answers.add(reply);
         player.inbox.add(reply);

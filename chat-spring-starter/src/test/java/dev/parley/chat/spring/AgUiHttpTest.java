@@ -72,6 +72,38 @@ class AgUiHttpTest {
         assertThat(http.get(OWNER, "/api/chat/sessions/" + threadId).status()).as("nothing was created").isEqualTo(404);
     }
 
+    /**
+     * An input refused for what it holds does not create the thread it names on first use: refused with a
+     * problem (a message too long, a tool the host already offers) or with a lone RUN_ERROR (nothing to run,
+     * answers on a thread with no run, a history the new thread does not have).
+     */
+    @Test
+    void anInputRefusedForItsContentCreatesNoThread() {
+        HttpSupport http = new HttpSupport(port);
+        String threadId = UUID.randomUUID().toString();
+        HttpSupport.Reply tooLong = http.post(OWNER, "/api/chat/ag-ui", input(threadId, "x".repeat(100_001)));
+        assertThat(tooLong.status()).isEqualTo(400);
+        HttpSupport.Reply clashingTool = http.post(OWNER, "/api/chat/ag-ui", input(threadId, "hi").replace("\"tools\":[]",
+                "\"tools\":[{\"name\":\"refund_order\",\"description\":\"mine\",\"parameters\":{}}]"));
+        assertThat(clashingTool.status()).as(clashingTool.body()).isEqualTo(400);
+        List<String> runErrors = List.of(
+                input(threadId, "hi").replace("\"role\":\"user\"", "\"role\":\"assistant\""),
+                input(threadId, "hi").replace("\"messages\"", "\"resume\":[{\"interruptId\":\"i-1\",\"status\":"
+                        + "\"resolved\",\"payload\":\"yes\"}],\"messages\""),
+                input(threadId, "hi").replace("[{\"id\":\"m-1\"", "[{\"id\":\"m-0\",\"role\":\"user\",\"content\":"
+                        + "\"earlier\"},{\"id\":\"m-1\""));
+        for (String refused : runErrors) {
+            HttpSupport.Reply reply = http.post(OWNER, "/api/chat/ag-ui", refused);
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(reply.body()).as(refused).contains("\"type\":\"RUN_ERROR\"").doesNotContain("RUN_STARTED");
+        }
+        assertThat(http.get(OWNER, "/api/chat/sessions/" + threadId).status()).as("nothing was created").isEqualTo(404);
+
+        assertThat(http.post(OWNER, "/api/chat/ag-ui", input(threadId, "hello")).body())
+                .as("a good input creates it").contains("RUN_FINISHED");
+        assertThat(http.get(OWNER, "/api/chat/sessions/" + threadId).status()).isEqualTo(200);
+    }
+
     @Test
     void aRequestNamingNoCallerIsRefusedAndThePathMoved() {
         HttpSupport http = new HttpSupport(port);

@@ -264,6 +264,10 @@ class BadInputChangesNothingHttpTest {
         agui.bad(ALICE, json, "{\"threadId\":\"" + w.session() + "\"", 400);
         agui.bad(ALICE, json, "{\"threadId\":\"" + w.bobSession() + "\",\"runId\":\"r-bad\",\"messages\":"
                 + "[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"hi\"}]}", 404);
+        String newThread = "{\"threadId\":\"agui-new-thread\",\"runId\":\"r-bad\",\"messages\":"
+                + "[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"%s\"}]%s}";
+        agui.bad(ALICE, json, newThread.formatted("x".repeat(100_001), ""), 400);
+        agui.bad(ALICE, json, newThread.formatted("hi", ",\"tools\":[{\"name\":\"refund_order\",\"parameters\":{}}]"), 400);
         agui.common();
 
         // the waiting run's script gives up after 30 s without an answer: the cases aimed at it go first

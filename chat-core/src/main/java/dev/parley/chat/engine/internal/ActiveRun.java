@@ -377,22 +377,38 @@ public final class ActiveRun {
         }
     }
 
+    /** What {@link #deliverAnswer} did. */
+    enum Delivery {
+        /** The answer reached its asker and is logged. */
+        DELIVERED,
+        /** An earlier answer to the input reached its asker: nothing was delivered. */
+        ALREADY_ANSWERED
+    }
+
     /**
      * Hands an accepted answer to whoever asked for the input (the runtime, or the engine itself) and logs
      * it, with nothing from the runtime's stream in between: what the runtime does after the answer is
-     * logged after the answer.
+     * logged after the answer. An input reaches its asker at most once: one this run already logged an
+     * answer to is not delivered again, whatever the store says (an instance that gave up waiting for a
+     * delivery may have reopened it meanwhile).
      *
-     * @throws ChatException CONFLICT if the run already ended; UNSUPPORTED if the runtime cannot take answers
-     *     of this kind; whatever the runtime throws
+     * @throws ChatException CONFLICT if the run already ended or the input is closed; UNSUPPORTED if the
+     *     runtime cannot take answers of this kind; whatever the runtime throws
      */
-    void deliverAnswer(PendingInput input, InputAnswer answer) {
+    Delivery deliverAnswer(PendingInput input, InputAnswer answer) {
         order.lock();
         try {
-            if (hasEnded()) {
+            synchronized (this) {
+                if (reducer.wasAnswered(input.inputId())) {
+                    return Delivery.ALREADY_ANSWERED;
+                }
+            }
+            if (hasEnded() || !isInputPending(input.inputId())) {
                 throw ChatException.conflict("the run no longer waits for this answer");
             }
             runLog.showHeld();
             inputs.deliver(input, answer);
+            return Delivery.DELIVERED;
         } finally {
             order.unlock();
         }
@@ -637,6 +653,24 @@ public final class ActiveRun {
             dropped = writes.dropAll();
         }
         ctx.writer.dropped(dropped);
+    }
+
+    /**
+     * The store says the run's thread was deleted (called by the batch writer, which dropped the run's
+     * unstored work): nothing more of the run is stored; it ends here for its live subscribers (on a worker
+     * thread: the writer must not wait for the run's end) and leaves memory.
+     */
+    void threadGone() {
+        abandon();
+        Runnable ending = () -> withMdc(() -> {
+            end(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "the thread was deleted"));
+            ctx.activeRuns.remove(runId, this);
+        });
+        try {
+            ctx.work.execute(ending);
+        } catch (RuntimeException e) {
+            ctx.timers.execute(ending);
+        }
     }
 
     /** The store says another instance holds this run now (called by the batch writer). */

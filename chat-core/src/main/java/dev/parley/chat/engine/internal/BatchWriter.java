@@ -3,6 +3,7 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadGoneException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -40,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * so, so its seq has no gap), and the run, if still going, fails with STORE_FAILURE. While the store
  * takes no writes at all, everything is kept and retried with a growing pause, and streams are held back
  * once {@link EngineLimits#maxPendingEvents()} events wait. A run whose lease another instance holds (a
- * {@link LeaseLostException} on a fenced batch) is dropped and let go.
+ * {@link LeaseLostException} on a fenced batch) is dropped and let go; a run whose thread was deleted (a
+ * {@link ThreadGoneException}) is dropped and ended without storing anything more.
  *
  * <p>Thread-safe. Flushes are serialised.
  */
@@ -331,6 +333,9 @@ public final class BatchWriter implements AutoCloseable {
             } catch (LeaseLostException e) {
                 loseLeases(e.runIds());
                 continue;
+            } catch (ThreadGoneException e) {
+                dropDeletedThreads(e.runIds());
+                continue;
             } catch (RuntimeException e) {
                 log.warn("Storing {} events and {} messages of {} run(s) failed; writing each run's part on its own",
                         batch.events().size(), batch.messages().size(), parts.size(), e);
@@ -358,6 +363,8 @@ public final class BatchWriter implements AutoCloseable {
                 stored.add(part);
             } catch (LeaseLostException e) {
                 loseLeases(e.runIds());
+            } catch (ThreadGoneException e) {
+                dropDeletedThreads(e.runIds());
             } catch (RuntimeException e) {
                 part.failures++;
                 failed.add(part);
@@ -385,6 +392,10 @@ public final class BatchWriter implements AutoCloseable {
             loseLeases(lost.runIds());
             return;
         }
+        if (outcome instanceof RowByRowWrite.ThreadGone gone) {
+            dropDeletedThreads(gone.runIds());
+            return;
+        }
         if (outcome instanceof RowByRowWrite.Kept) {
             log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
             return;
@@ -399,15 +410,26 @@ public final class BatchWriter implements AutoCloseable {
     }
 
     private void loseLeases(Set<String> runIds) {
+        dropUnstoredWork(runIds, "another instance holds its lease", ActiveRun::leaseLost);
+    }
+
+    private void dropDeletedThreads(Set<String> runIds) {
+        dropUnstoredWork(runIds, "its thread was deleted", ActiveRun::threadGone);
+    }
+
+    /** Drops the unsettled parts of these runs (the store will never take them), then tells each run. */
+    private void dropUnstoredWork(Set<String> runIds, String why, java.util.function.Consumer<ActiveRun> tell) {
+        List<ActiveRun> dropped = new ArrayList<>();
         for (Iterator<Part> parts = unsettled.values().iterator(); parts.hasNext(); ) {
             Part part = parts.next();
             if (runIds.contains(part.run.runId())) {
                 parts.remove();
                 release(part.batch.events().size());
-                log.warn("Run {}: another instance holds its lease; its unstored work is dropped", part.run.runId());
-                part.run.leaseLost();
+                log.warn("Run {}: {}; its unstored work is dropped", part.run.runId(), why);
+                dropped.add(part.run);
             }
         }
+        dropped.forEach(tell);
     }
 
     private void settleAll(List<Part> parts) {

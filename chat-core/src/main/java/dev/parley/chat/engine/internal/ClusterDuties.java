@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,16 +32,16 @@ final class ClusterDuties {
 
     private final EngineContext ctx;
     private final RunRecovery recovery;
-    /** Frees a run's thread (the run manager's lanes); called for a run this instance lets go. */
-    private final Consumer<ActiveRun> releaseLane;
+    /** Frees the threads of runs this instance lets go, cancels and takes answers back on its one path. */
+    private final RunManager manager;
     private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
     /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
     private long lastRenewal;
 
-    ClusterDuties(EngineContext ctx, RunRecovery recovery, Consumer<ActiveRun> releaseLane) {
+    ClusterDuties(EngineContext ctx, RunRecovery recovery, RunManager manager) {
         this.ctx = ctx;
         this.recovery = recovery;
-        this.releaseLane = releaseLane;
+        this.manager = manager;
         this.lastRenewal = ctx.clock.millis();
     }
 
@@ -93,7 +92,7 @@ final class ClusterDuties {
         log.warn("Run {}: letting it go, {}", runId, why);
         run.abandon();
         ctx.activeRuns.remove(runId, run);
-        releaseLane.accept(run);
+        manager.releaseLane(run);
     }
 
     /** Takes over the runs whose lease expired (their holder stopped renewing), each recovered as after a restart. */
@@ -142,7 +141,7 @@ final class ClusterDuties {
             }
             ctx.work.execute(() -> {
                 if (message.kind() == ControlMessage.Kind.CANCEL) {
-                    active.cancel();
+                    manager.cancelHere(active);
                 } else {
                     deliverStoredAnswer(active, message);
                 }
@@ -155,7 +154,11 @@ final class ClusterDuties {
         }
     }
 
-    /** Delivers an answer another instance accepted and stored, and replies with the outcome. */
+    /**
+     * Delivers an answer another instance accepted and stored, and replies with the outcome. An input this
+     * run resolved before is not delivered again ({@link ControlMessage#ALREADY_ANSWERED}). A delivery that
+     * succeeds marks the input answered again, in case the asking instance gave up waiting and reopened it.
+     */
     private void deliverStoredAnswer(ActiveRun active, ControlMessage request) {
         String failure = null;
         try {
@@ -163,8 +166,10 @@ final class ClusterDuties {
             PendingInput input = inputId == null ? null : ctx.store.findInput(active.runId(), inputId).orElse(null);
             if (input == null || input.state() != InputState.ANSWERED || input.answer() == null) {
                 failure = "no stored answer for input " + inputId;
+            } else if (active.deliverAnswer(input, input.answer()) == ActiveRun.Delivery.ALREADY_ANSWERED) {
+                failure = ControlMessage.ALREADY_ANSWERED;
             } else {
-                active.deliverAnswer(input, input.answer());
+                markAnsweredAgain(active.runId(), input);
             }
         } catch (RuntimeException e) {
             failure = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
@@ -172,9 +177,23 @@ final class ClusterDuties {
         ctx.coordinator.send(request.reply(ctx.coordinator.instanceId(), failure));
     }
 
+    private void markAnsweredAgain(String runId, PendingInput delivered) {
+        try {
+            if (ctx.store.answerInput(runId, delivered.inputId(), delivered.answer(), ctx.now())
+                    == dev.parley.chat.store.AnswerOutcome.CONFLICT) {
+                log.warn("Run {}: input {} was delivered, but the store holds another answer or state for it", runId,
+                        delivered.inputId());
+            }
+        } catch (RuntimeException e) {
+            log.warn("Run {}: input {} was delivered, but could not be marked answered again", runId,
+                    delivered.inputId(), e);
+        }
+    }
+
     /**
      * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
-     * Without a reply in time the answer is taken back (the person may try again).
+     * Without a reply in time the answer is taken back (the person may try again; should the holder deliver
+     * it late after all, it marks it answered again and refuses the retry).
      */
     AnswerResult answerElsewhere(Run run, String inputId) {
         ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
@@ -184,22 +203,25 @@ final class ClusterDuties {
         try {
             ctx.coordinator.send(request);
             ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (ControlMessage.ALREADY_ANSWERED.equals(outcome.error())) {
+                throw ChatException.conflict("the input was already answered");
+            }
             if (outcome.error() != null) {
-                ctx.store.reopenInput(run.id(), inputId);
+                manager.takeBackAnswer(run.id(), inputId, null);
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                         "the answer could not reach the runtime: " + outcome.error());
             }
             return AnswerResult.ACCEPTED;
         } catch (TimeoutException e) {
-            ctx.store.reopenInput(run.id(), inputId);
+            manager.takeBackAnswer(run.id(), inputId, null);
             throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                     "no instance holding the run took the answer in time; try again");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            ctx.store.reopenInput(run.id(), inputId);
+            manager.takeBackAnswer(run.id(), inputId, null);
             throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
         } catch (ExecutionException e) {
-            ctx.store.reopenInput(run.id(), inputId);
+            manager.takeBackAnswer(run.id(), inputId, null);
             throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
         } finally {
             pendingReplies.remove(request.correlationId());

@@ -7,8 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The host's {@link EngineListener} with its exceptions caught and logged: a listener is called on a run's
- * own path (its events, its end), and a listener that throws must not leave a run unfinished.
+ * The host's {@link EngineListener} with whatever it throws caught and logged — a runtime exception, an
+ * {@link Error}, a checked exception thrown sneakily (Kotlin, Lombok): a listener is called on a run's own
+ * path (its events, its end), and a listener that throws must not leave a run unfinished. Only a
+ * {@link VirtualMachineError} (out of memory, stack overflow) is rethrown, after the log.
  */
 final class GuardedListener implements EngineListener {
     private static final Logger log = LoggerFactory.getLogger(GuardedListener.class);
@@ -21,46 +23,38 @@ final class GuardedListener implements EngineListener {
 
     @Override
     public void runStarted(Run run) {
-        try {
-            delegate.runStarted(run);
-        } catch (RuntimeException e) {
-            log.warn("The engine listener threw from runStarted; ignored", e);
-        }
+        guard("runStarted", () -> delegate.runStarted(run));
     }
 
     @Override
     public void runFinished(Run run) {
-        try {
-            delegate.runFinished(run);
-        } catch (RuntimeException e) {
-            log.warn("The engine listener threw from runFinished; ignored", e);
-        }
+        guard("runFinished", () -> delegate.runFinished(run));
     }
 
     @Override
     public void eventAppended(RunEvent event) {
-        try {
-            delegate.eventAppended(event);
-        } catch (RuntimeException e) {
-            log.warn("The engine listener threw from eventAppended; ignored", e);
-        }
+        guard("eventAppended", () -> delegate.eventAppended(event));
     }
 
     @Override
     public void subscriberOpened(String runId) {
-        try {
-            delegate.subscriberOpened(runId);
-        } catch (RuntimeException e) {
-            log.warn("The engine listener threw from subscriberOpened; ignored", e);
-        }
+        guard("subscriberOpened", () -> delegate.subscriberOpened(runId));
     }
 
     @Override
     public void subscriberClosed(String runId) {
+        guard("subscriberClosed", () -> delegate.subscriberClosed(runId));
+    }
+
+    private static void guard(String method, Runnable call) {
         try {
-            delegate.subscriberClosed(runId);
-        } catch (RuntimeException e) {
-            log.warn("The engine listener threw from subscriberClosed; ignored", e);
+            call.run();
+        } catch (Throwable e) {
+            if (e instanceof VirtualMachineError fatal) {
+                log.error("The engine listener threw a fatal error from {}", method, fatal);
+                throw fatal;
+            }
+            log.warn("The engine listener threw from {}; ignored", method, e);
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.store.LeaseLostException;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadGoneException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +22,7 @@ final class RowByRowWrite {
     private static final Logger log = LoggerFactory.getLogger(RowByRowWrite.class);
 
     /** How writing the part ended. */
-    sealed interface Outcome permits Settled, Kept, LeaseLost {
+    sealed interface Outcome permits Settled, Kept, LeaseLost, ThreadGone {
     }
 
     /** Everything the store takes is stored; {@code refused} describes each row left out (empty if none). */
@@ -34,6 +35,10 @@ final class RowByRowWrite {
 
     /** Another instance holds the lease of these runs: the part is to be dropped. */
     record LeaseLost(Set<String> runIds) implements Outcome {
+    }
+
+    /** The thread of these runs was deleted: the part is to be dropped, nothing of it may be stored. */
+    record ThreadGone(Set<String> runIds) implements Outcome {
     }
 
     private final EngineContext ctx;
@@ -62,6 +67,8 @@ final class RowByRowWrite {
             return new Settled(described);
         } catch (LeaseLostException e) {
             return new LeaseLost(e.runIds());
+        } catch (ThreadGoneException e) {
+            return new ThreadGone(e.runIds());
         }
     }
 
@@ -69,13 +76,14 @@ final class RowByRowWrite {
      * Writes each row in a transaction of its own; returns those the store refused.
      *
      * @throws LeaseLostException if another instance holds the run's lease
+     * @throws ThreadGoneException if the run's thread was deleted
      */
     private List<StoreBatch> writeEach(List<StoreBatch> rows) {
         List<StoreBatch> refused = new ArrayList<>();
         for (StoreBatch row : rows) {
             try {
                 ctx.store.write(row);
-            } catch (LeaseLostException e) {
+            } catch (LeaseLostException | ThreadGoneException e) {
                 throw e;
             } catch (RuntimeException e) {
                 refused.add(row);

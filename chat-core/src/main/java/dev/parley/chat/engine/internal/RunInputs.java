@@ -44,6 +44,9 @@ final class RunInputs {
         void expired();
     }
 
+    /** How soon a passed deadline is checked again while an answer to its input is being delivered. */
+    private static final Duration RECHECK_WHILE_DELIVERING = Duration.ofSeconds(1);
+
     private final EngineContext ctx;
     private final ActiveRun run;
     private final Map<String, Continuation> askedByEngine = new ConcurrentHashMap<>();
@@ -110,7 +113,11 @@ final class RunInputs {
         }
     }
 
-    /** The deadline passed: unless an answer came first (the store decides), the input expires. */
+    /**
+     * The deadline passed: unless an answer came first (the store decides), the input expires. While an
+     * accepted answer is still on its way (the store holds it, the run has not logged it), the deadline is
+     * checked again shortly: the delivery may fail and the answer be taken back.
+     */
     private void expire(String inputId) {
         deadlines.remove(inputId);
         if (!run.isInputPending(inputId)) {
@@ -125,6 +132,11 @@ final class RunInputs {
             return;
         }
         if (!expired) {
+            if (ctx.store.findInput(run.runId(), inputId).map(PendingInput::state).orElse(null) == InputState.ANSWERED
+                    && run.isInputPending(inputId)) {
+                // An answer is being delivered: if it fails, it is taken back and the deadline must still hold.
+                requested(inputId, ctx.now().plus(RECHECK_WHILE_DELIVERING));
+            }
             return;
         }
         run.ingest(new AgentStreamEvent.InputResolved(inputId, AgentStreamEvent.InputOutcome.EXPIRED, null));

@@ -23,13 +23,20 @@ import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.store.ThreadGoneException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.Set;
 import java.util.UUID;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Flow;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,12 +54,19 @@ public final class RunManager implements RunHost {
     private final RunRecovery recovery;
     /** Set when the engine closes: no run starts any more, queued runs stay queued. Guarded by ctx.lanes. */
     private boolean closing;
+    /** Threads being deleted through this instance (with how many deletes are under way): no run starts on them. Guarded by ctx.lanes. */
+    private final Map<String, Integer> deleting = new HashMap<>();
     private final ClusterDuties cluster;
+    /** Answers to one input are taken one at a time (striped by run and input id; answers are rare). */
+    private final ReentrantLock[] answerLocks = new ReentrantLock[64];
 
     public RunManager(EngineContext ctx) {
         this.ctx = ctx;
         this.recovery = new RunRecovery(ctx, this);
-        this.cluster = new ClusterDuties(ctx, recovery, this::releaseLane);
+        this.cluster = new ClusterDuties(ctx, recovery, this);
+        for (int i = 0; i < answerLocks.length; i++) {
+            answerLocks[i] = new ReentrantLock();
+        }
     }
 
     /** The run as it is now: from memory while it is active here, else from the store. */
@@ -71,9 +85,9 @@ public final class RunManager implements RunHost {
 
     /**
      * Stops every run of a thread that is queued or active (on this instance or, through the coordinator,
-     * another) and waits up to {@code patience} for them to end, e.g. before the thread is erased.
+     * another) and waits up to {@code patience} for them to end.
      */
-    public void stopThread(String threadId, java.time.Duration patience) {
+    private void stopThread(String threadId, Duration patience) {
         for (Run run : ctx.store.findThreadRuns(threadId, ACTIVE)) {
             cancel(run);
         }
@@ -94,10 +108,16 @@ public final class RunManager implements RunHost {
 
     /**
      * Stores a new run with its first messages and starts it, or queues it, as the double-texting
-     * strategy says. Returns at once; the work goes on in the background.
+     * strategy says. Returns at once; the work goes on in the background. The first messages are made from
+     * the thread as it is at that moment, read while no other start on this instance can change it (a new
+     * message's parent is the active branch's last message then).
+     *
+     * @param initialMessages the run's first messages (its user message, if any, and its answer's
+     *     placeholder), given the thread as it is when the run is stored
+     * @throws ChatException NOT_FOUND if the thread is gone or being deleted; CONFLICT as the strategy says
      */
-    public RunTicket start(Run run, List<Message> initialMessages, ThreadTouch touch, DoubleTexting strategy,
-            List<HostToolSpec> clientTools) {
+    public RunTicket start(Run run, Function<ChatThread, List<Message>> initialMessages, ThreadTouch touch,
+            DoubleTexting strategy, List<HostToolSpec> clientTools) {
         String threadId = run.threadId();
         awaitEndingRun(threadId);
         ActiveRun interrupted = null;
@@ -106,6 +126,9 @@ public final class RunManager implements RunHost {
         synchronized (ctx.lanes) {
             if (closing) {
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the engine is shutting down");
+            }
+            if (deleting.containsKey(threadId)) {
+                throw ChatException.notFound("thread", threadId);
             }
             ActiveRun current = ctx.lanes.current(threadId);
             List<Run> storedActive = current != null ? List.of() : ctx.store.findThreadRuns(threadId, ACTIVE);
@@ -120,16 +143,20 @@ public final class RunManager implements RunHost {
                         ? "the thread's last run has ended, but its end is not stored yet; try again shortly"
                         : "the thread's active run is held by another host instance");
             }
+            ChatThread thread = ctx.store.findThread(threadId).orElseThrow(() -> ChatException.notFound("thread", threadId));
+            List<Message> first = initialMessages.apply(thread);
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
-            created = new ActiveRun(ctx, toStore, initialMessages, 0, EngineContext.SEQ_RESERVATION_BLOCK, this,
+            created = new ActiveRun(ctx, toStore, first, 0, EngineContext.SEQ_RESERVATION_BLOCK, this,
                     clientTools);
-            StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(initialMessages).touch(touch)
+            StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(first).touch(touch)
                     .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK);
             if (ctx.clustered()) {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
             try {
                 ctx.store.write(batch.build());
+            } catch (ThreadGoneException e) {
+                throw ChatException.notFound("thread", threadId);
             } catch (ChatException e) {
                 if (e.code() == ErrorCode.CONFLICT) {
                     throw busyThread(strategy);
@@ -154,6 +181,46 @@ public final class RunManager implements RunHost {
         }
         return new RunTicket(run.id(), threadId, run.userMessageId(), run.assistantMessageId(),
                 busy ? RunStatus.QUEUED : RunStatus.RUNNING);
+    }
+
+    /**
+     * Deletes a thread for good: no run starts on it here from the moment this is called, and none of its
+     * runs writes anything after it is deleted. With {@code stopRunsFirst}, its runs (here and on other
+     * instances) are stopped first and given up to {@code patience} to end; runs that still have not ended
+     * here are ended by the engine before the delete. Without it, a thread with a run is a CONFLICT.
+     * A run another instance starts meanwhile is refused by the store (the thread is gone).
+     *
+     * @return false if the thread did not exist
+     */
+    public boolean deleteThread(String threadId, boolean stopRunsFirst, Duration patience) {
+        synchronized (ctx.lanes) {
+            if (!stopRunsFirst && (ctx.lanes.isBusy(threadId) || !ctx.store.findThreadRuns(threadId, ACTIVE).isEmpty())) {
+                throw ChatException.conflict("the thread has an active run; cancel it before deleting the thread");
+            }
+            deleting.merge(threadId, 1, Integer::sum);
+        }
+        try {
+            if (stopRunsFirst) {
+                stopThread(threadId, patience);
+                endRunsHeldHere(threadId);
+            }
+            return ctx.store.deleteThread(threadId);
+        } finally {
+            synchronized (ctx.lanes) {
+                deleting.computeIfPresent(threadId, (id, n) -> n == 1 ? null : n - 1);
+            }
+        }
+    }
+
+    /** Ends the thread's runs still held here (they did not stop in time) and waits briefly for their ends. */
+    private void endRunsHeldHere(String threadId) {
+        List<ActiveRun> left = ctx.activeRuns.values().stream().filter(r -> r.threadId().equals(threadId)).toList();
+        for (ActiveRun run : left) {
+            run.forceEnd(RunStatus.CANCELLED, "the thread is being deleted");
+        }
+        for (ActiveRun run : left) {
+            run.awaitThreadFreed(ENDING_RUN_WAIT_MILLIS);
+        }
     }
 
     /**
@@ -208,7 +275,7 @@ public final class RunManager implements RunHost {
     }
 
     /** Frees the run's thread: the next queued run starts, unless the engine is closing (it stays queued). */
-    private void releaseLane(ActiveRun run) {
+    void releaseLane(ActiveRun run) {
         ActiveRun next;
         boolean engineClosing;
         synchronized (ctx.lanes) {
@@ -224,7 +291,10 @@ public final class RunManager implements RunHost {
         }
     }
 
-    /** Stops a run. A queued run ends CANCELLED at once; an active one as soon as the runtime stops. */
+    /**
+     * Stops a run. A queued run ends CANCELLED at once; an active one as soon as the runtime stops. A run
+     * held by another instance is stopped there (through the coordinator), on the same path.
+     */
     public Run cancel(Run run) {
         ActiveRun active = ctx.activeRuns.get(run.id());
         if (active == null) {
@@ -234,6 +304,15 @@ public final class RunManager implements RunHost {
             }
             return run;
         }
+        cancelHere(active);
+        return active.published();
+    }
+
+    /**
+     * The one path of a cancel for a run this instance holds, whoever asked (a caller here, or another
+     * instance): a queued run leaves its thread's queue and ends CANCELLED; a started one is stopped.
+     */
+    void cancelHere(ActiveRun active) {
         boolean wasQueued;
         synchronized (ctx.lanes) {
             wasQueued = ctx.lanes.dequeue(active.threadId(), active);
@@ -244,14 +323,26 @@ public final class RunManager implements RunHost {
         } else {
             active.cancel();
         }
-        return active.published();
     }
 
     /**
      * Delivers an answer to a pending input once; see {@link dev.parley.chat.engine.ChatEngine#answer}. The
-     * answer's shape was checked against the input by the caller.
+     * answer's shape was checked against the input by the caller. Answers to one input are taken one at a
+     * time on this instance, so that a caller told REPLAYED knows the identical answer before it reached
+     * the runtime (had its delivery failed, this caller's answer would have been delivered instead).
      */
     public AnswerResult answer(Run run, PendingInput input, InputAnswer answer) {
+        ReentrantLock inputLock = answerLocks[Math.floorMod((run.id() + '/' + input.inputId()).hashCode(),
+                answerLocks.length)];
+        inputLock.lock();
+        try {
+            return answerNow(run, input, answer);
+        } finally {
+            inputLock.unlock();
+        }
+    }
+
+    private AnswerResult answerNow(Run run, PendingInput input, InputAnswer answer) {
         String inputId = input.inputId();
         ActiveRun active = ctx.activeRuns.get(run.id());
         AnswerOutcome outcome = ctx.store.answerInput(run.id(), inputId, answer, ctx.now());
@@ -273,18 +364,38 @@ public final class RunManager implements RunHost {
         if (active == null && ctx.clustered() && !run.status().isTerminal()) {
             return cluster.answerElsewhere(run, inputId);
         }
-        if (active == null || active.isFinished()) {
-            ctx.store.reopenInput(run.id(), inputId);
+        if (active == null || active.hasEnded()) {
+            takeBackAnswer(run.id(), inputId, active);
             throw ChatException.conflict("the run no longer waits for this answer");
         }
+        ActiveRun.Delivery delivery;
         try {
-            active.deliverAnswer(input, answer);
+            delivery = active.deliverAnswer(input, answer);
         } catch (RuntimeException e) {
-            ctx.store.reopenInput(run.id(), inputId);
+            takeBackAnswer(run.id(), inputId, active);
             throw e instanceof ChatException ? (ChatException) e
                     : new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the answer could not reach the runtime", e);
         }
+        if (delivery == ActiveRun.Delivery.ALREADY_ANSWERED) {
+            throw ChatException.conflict("the input was already answered");
+        }
         return AnswerResult.ACCEPTED;
+    }
+
+    /**
+     * Takes back an accepted answer that did not reach its asker: the input is pending again, or, once its
+     * run has ended, CANCELLED (the run's end closes the inputs still pending, and this answer may come
+     * after that).
+     *
+     * @param active the run while it is held here, null when it is not
+     */
+    void takeBackAnswer(String runId, String inputId, @Nullable ActiveRun active) {
+        ctx.store.reopenInput(runId, inputId);
+        boolean ended = active != null ? active.hasEnded()
+                : ctx.store.findRun(runId).map(r -> r.status().isTerminal()).orElse(true);
+        if (ended) {
+            ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now());
+        }
     }
 
     /** The run's status, newest seq and pending inputs. */

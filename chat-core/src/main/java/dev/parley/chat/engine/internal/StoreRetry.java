@@ -1,5 +1,7 @@
 package dev.parley.chat.engine.internal;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -12,9 +14,11 @@ final class StoreRetry {
     }
 
     /**
-     * The call's result, trying up to three times.
+     * The call's result, trying up to three times. Only failures of the store itself are tried again: an
+     * answer such as NOT_FOUND (the thread was deleted) or CONFLICT would be the same the next time.
      *
-     * @throws RuntimeException the last failure, if every attempt failed
+     * @throws RuntimeException the last failure, if every attempt failed, or the first one that is not a
+     *     failure of the store
      */
     static <T> T call(Supplier<T> call) {
         RuntimeException last = null;
@@ -22,6 +26,9 @@ final class StoreRetry {
             try {
                 return call.get();
             } catch (RuntimeException e) {
+                if (e instanceof ChatException answer && answer.code() != ErrorCode.STORE_FAILURE) {
+                    throw e;
+                }
                 last = e;
                 if (attempt + 1 < ATTEMPTS && !pause(FIRST_PAUSE_MILLIS << attempt)) {
                     break;

@@ -46,12 +46,17 @@ final class ThreadLanes {
     }
 
     /**
-     * The current run ended: the next queued run becomes current and is returned (the caller launches
-     * it); null when nothing waits, and the lane is gone.
+     * A run left its thread: it ended, or this instance let it go. If it held the thread, the next queued
+     * run becomes current and is returned (the caller launches it; null when nothing waits, and the lane is
+     * gone). If it was queued, it leaves the queue, so that it never becomes the current run once ended.
      */
     synchronized @Nullable ActiveRun release(String threadId, ActiveRun finished) {
         Lane lane = lanes.get(threadId);
-        if (lane == null || lane.current != finished) {
+        if (lane == null) {
+            return null;
+        }
+        if (lane.current != finished) {
+            lane.queued.remove(finished);
             return null;
         }
         ActiveRun next = lane.queued.pollFirst();

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,22 +31,40 @@ import org.jspecify.annotations.Nullable;
 public final class Turns {
     private final EngineContext ctx;
     private final RunManager runs;
+    private final ThreadViews views;
     private final DoubleTexting doubleTexting;
 
-    public Turns(EngineContext ctx, RunManager runs, DoubleTexting doubleTexting) {
+    public Turns(EngineContext ctx, RunManager runs, ThreadViews views, DoubleTexting doubleTexting) {
         this.ctx = ctx;
         this.runs = runs;
+        this.views = views;
         this.doubleTexting = doubleTexting;
     }
 
     /**
-     * Sends {@code request} (already checked) as a user message answering {@code parent}: the active branch's
-     * last message for a new message, the edited message's parent for an edit (null: the thread's start).
+     * Sends {@code request} (already checked) as a new user message after the active branch's last message,
+     * as it is when the run starts: two messages sent at once to one thread follow one another, neither
+     * drops off the branch.
      *
      * @throws ChatException CONFLICT for a client id already used for another message, or as
      *     {@link RunManager#start} says
      */
-    public RunTicket send(ChatThread thread, StartRun request, @Nullable String parent) {
+    public RunTicket send(ChatThread thread, StartRun request) {
+        return send(thread, request, views::activeLeaf);
+    }
+
+    /**
+     * Sends {@code request} (already checked) as an edit: a user message answering {@code parent}, the
+     * edited message's parent (null: the thread's start).
+     *
+     * @throws ChatException as {@link #send(ChatThread, StartRun)}
+     */
+    public RunTicket sendEdit(ChatThread thread, StartRun request, @Nullable String parent) {
+        return send(thread, request, current -> parent);
+    }
+
+    /** @param parentOf the new message's parent, given the thread as it is when the run starts */
+    private RunTicket send(ChatThread thread, StartRun request, Function<ChatThread, @Nullable String> parentOf) {
         String clientId = request.clientMessageId();
         if (clientId != null) {
             Optional<RunTicket> earlier = replay(thread, request);
@@ -58,8 +77,6 @@ public final class Turns {
         String userMessageId = newId();
         String assistantMessageId = newId();
         String text = request.message();
-        UserMessage user = new UserMessage(userMessageId, thread.id(), runId, parent, MessageStatus.COMPLETED, now, text,
-                clientId);
         AssistantMessage answer = new AssistantMessage(assistantMessageId, thread.id(), runId, userMessageId,
                 MessageStatus.IN_PROGRESS, now, "", null, null);
         Run run = new Run(runId, thread.id(), thread.ownerId(), RunStatus.RUNNING, userMessageId, assistantMessageId, text,
@@ -69,7 +86,9 @@ public final class Turns {
         ThreadTouch touch = new ThreadTouch(thread.id(), null, now, RequestChecks.defaultTitle(ctx.limits, text),
                 assistantMessageId, null);
         try {
-            return runs.start(run, List.of(user, answer), touch, doubleTexting, request.clientTools());
+            return runs.start(run, current -> List.of(new UserMessage(userMessageId, thread.id(), runId,
+                    parentOf.apply(current), MessageStatus.COMPLETED, now, text, clientId), answer), touch,
+                    doubleTexting, request.clientTools());
         } catch (ChatException e) {
             if (e.code() == ErrorCode.CONFLICT && clientId != null) {
                 return replay(thread, request).orElseThrow(() -> e);
@@ -89,7 +108,7 @@ public final class Turns {
         Run run = new Run(runId, thread.id(), thread.ownerId(), RunStatus.RUNNING, null, answerId, question.text(),
                 thread.modelId(), thread.skill(), original == null ? null : original.maxIterations(),
                 original == null ? Map.of() : original.context(), now, null, null, null, null, null);
-        return runs.start(run, List.of(answer), new ThreadTouch(thread.id(), null, now, null, answerId, null),
+        return runs.start(run, current -> List.of(answer), new ThreadTouch(thread.id(), null, now, null, answerId, null),
                 doubleTexting, clientTools);
     }
 

@@ -71,10 +71,13 @@ final class AgUiTurns {
      *     unanswered, a busy thread, nothing to answer
      */
     Plan plan(String ownerId, AgUiInput input) {
-        engine.openThread(ownerId, input.threadId());
-        AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
-        Optional<RunState> latest = history.latestRunId().map(id -> engine.state(ownerId, id));
         try {
+            if (!threadExists(ownerId, input.threadId())) {
+                checkFirstUse(input);
+                engine.openThread(ownerId, input.threadId());
+            }
+            AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
+            Optional<RunState> latest = history.latestRunId().map(id -> engine.state(ownerId, id));
             if (!input.resume().isEmpty() || (!input.trailingToolResults().isEmpty() && waiting(latest))) {
                 return answer(ownerId, input, history, latest.orElseThrow(() -> new Refused("NOT_FOUND",
                         "the thread has no run waiting for the answers in this input")));
@@ -91,6 +94,46 @@ final class AgUiTurns {
             }
             throw new Refused(e.code().name(), e.getMessage());
         }
+    }
+
+    /** False for a thread nobody has yet, and for another owner's (opening it then says NOT_FOUND). */
+    private boolean threadExists(String ownerId, String threadId) {
+        try {
+            engine.getThread(ownerId, threadId, null, 1);
+            return true;
+        } catch (ChatException e) {
+            if (e.code() != ErrorCode.NOT_FOUND) {
+                throw e;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Refuses, before the thread is created on first use, an input that would be refused on the new thread:
+     * answers to nothing, no message to run, a history the new thread does not have, a message the engine
+     * would not take. Bad input changes nothing, not even by creating an empty thread.
+     */
+    private void checkFirstUse(AgUiInput input) {
+        if (!input.resume().isEmpty() || !input.trailingToolResults().isEmpty()) {
+            throw new Refused("NOT_FOUND", "thread " + input.threadId() + " has no run waiting for the answers in"
+                    + " this input");
+        }
+        AgUiInput.Message user = input.trailingUser();
+        if (user == null) {
+            throw new Refused("INVALID_INPUT", "the input ends with neither a user message nor tool results"
+                    + " and answers no interrupt: there is nothing to run");
+        }
+        if (input.messages().stream().anyMatch(m -> m.isUser() && !m.id().equals(user.id()))) {
+            throw new Refused("HISTORY_MISMATCH", "thread " + input.threadId() + " is new, and the input sends"
+                    + " earlier messages; AG-UI cannot add past messages to a thread");
+        }
+        engine.checkStartRun(startRequest(input, user));
+    }
+
+    private static StartRun startRequest(AgUiInput input, AgUiInput.Message user) {
+        return new StartRun(user.text(), null, null, null, runContext(input)).withClientTools(input.tools())
+                .withClientMessageId(user.id());
     }
 
     private static boolean waiting(Optional<RunState> latest) {
@@ -118,8 +161,7 @@ final class AgUiTurns {
             throw new Refused("INTERRUPT_PENDING", "the thread's run waits for the answer to interrupt "
                     + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
         }
-        StartRun request = new StartRun(user.text(), null, null, null, runContext(input)).withClientTools(input.tools())
-                .withClientMessageId(user.id());
+        StartRun request = startRequest(input, user);
         String editedId = sent.size() < stored.size() ? history.userMessages().get(sent.size()).id() : null;
         stopAbandoned(ownerId, latest);
         RunTicket ticket = startWhenFree(() -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
