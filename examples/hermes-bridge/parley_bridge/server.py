@@ -31,6 +31,7 @@ _ROUTES = {  # (path pattern, method)
     "tool_result": (re.compile(r"^/runs/([^/]+)/tool-result$"), "POST"),
     "approval": (re.compile(r"^/runs/([^/]+)/approval$"), "POST"),
     "expire": (re.compile(r"^/runs/([^/]+)/approval/expire$"), "POST"),
+    "forget": (re.compile(r"^/threads/([^/]+)$"), "DELETE"),
 }
 
 
@@ -246,6 +247,13 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(approval_id, str) or not approval_id:
             raise invalid("approvalId must be a non-blank string")
         self._json(200, {"accepted": True, "replayed": run.expire_approval(approval_id)})
+
+    def _forget(self, core: BridgeCore, body: bytes, thread_id: str, query: dict) -> None:
+        if not thread_id.strip():
+            raise invalid("threadId must be a non-blank string")
+        core.forget_thread(thread_id)
+        self.send_response(204)
+        self.end_headers()
 
     # ------------------------------------------------------------------ streams
 

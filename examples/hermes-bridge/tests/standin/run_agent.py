@@ -80,6 +80,7 @@ class AIAgent:
         self.session_prompt_tokens = self.session_completion_tokens = 0
         self._interrupted = threading.Event()
         self._run_thread = None
+        self._session_db = session_db  # upstream opens its default one lazily (session_search); tests set one
         self.closed = False
         AGENTS.append(self)
 
@@ -159,6 +160,8 @@ class AIAgent:
             self._interrupted.wait(step["sleep"])
             if self._interrupted.is_set():
                 return self._interrupted_result(during_api=True)
+        elif "stubborn" in step:
+            time.sleep(step["stubborn"])  # a call that does not notice interrupt() (a hung provider request)
         elif "fail" in step:
             print(f"❌ API call failed after 3 retries: {step['fail']}")  # upstream prints even when quiet
             self.status_callback and self.status_callback("lifecycle", "❌ API failed after 3 retries")
