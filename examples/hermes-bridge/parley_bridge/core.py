@@ -82,6 +82,7 @@ class BridgeCore:
         self._active: dict[str, Turn] = {}
         self._finished: OrderedDict[str, Run] = OrderedDict()
         self._forgotten: set[str] = set()  # ids of active runs whose thread was deleted
+        self._erasing = threading.Lock()  # one erase at a time (a delete and a late run's end may race)
 
     # ------------------------------------------------------------------ runs
 
@@ -206,19 +207,20 @@ class BridgeCore:
 
     def _erase(self, scope: str) -> None:
         """Erases what the Bridge and Hermes keep under ``scope``: sessions, approvals, the working directory."""
-        sessions = self.pool.forget(scope)
-        for session, ids in sessions:
-            if session.agent is not None:
-                self.hermes.forget_session(session.agent, ids)
-                self.hermes.close_agent(session.agent)
-                session.agent = None
-            session.messages = None
-        self.hermes.forget_approvals(scope)
-        for workdir in {self.pool.workdir_for(scope)} | {session.workdir for session, _ in sessions}:
-            if workdir.is_symlink():
-                workdir.unlink()
-            elif workdir.exists():
-                shutil.rmtree(workdir)
+        with self._erasing:
+            sessions = self.pool.forget(scope)
+            for session, ids in sessions:
+                if session.agent is not None:
+                    self.hermes.forget_session(session.agent, ids)
+                    self.hermes.close_agent(session.agent)
+                    session.agent = None
+                session.messages = None
+            for workdir in {self.pool.workdir_for(scope)} | {session.workdir for session, _ in sessions}:
+                if workdir.is_symlink():
+                    workdir.unlink()
+                elif workdir.exists():
+                    shutil.rmtree(workdir)
+            self.hermes.forget_approvals(scope)
 
     def _evicted(self, session: Session) -> None:
         if session.agent is not None:

@@ -2,6 +2,7 @@
 
 import json
 import threading
+import types
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -149,3 +150,13 @@ class ForgetThreadTest(BridgeTestCase):
         run_agent.AGENTS[0]._session_db = db  # as Hermes does once its session_search tool opened the db
         self.forget("t1")
         self.assertEqual(sorted(db.deleted), sorted(["hs-child", original]))
+
+    def test_a_hermes_that_cannot_forget_approvals_is_a_500_that_says_why(self):
+        workdir = self.look("r1", "t1")[2]
+        real = self.core.hermes.approval
+        self.core.hermes.approval = types.SimpleNamespace()  # an older Hermes without clear_session
+        self.addCleanup(setattr, self.core.hermes, "approval", real)
+        status, body = self.call("DELETE", "/threads/t1")
+        self.assertEqual((status, body["error"]["code"]), (500, "INTERNAL"))
+        self.assertIn("lacks tools.approval.clear_session", self.log.getvalue())
+        self.assertFalse(Path(workdir).exists())  # the rest is erased all the same
