@@ -51,7 +51,7 @@ class SessionPool:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._aliases: dict[str, str] = {}
         self._busy_scopes: dict[str, str] = {}
-        self._held_scopes: set[str] = set()
+        self._held_scopes: dict[str, int] = {}  # scope -> how many deletes hold it
 
     def knows(self, session_id: str) -> bool:
         with self._lock:
@@ -123,13 +123,15 @@ class SessionPool:
             session.id = new_id
 
     def hold(self, scope_key: str) -> None:
-        """No run may claim a session of ``scope_key`` until :meth:`unhold` (``409 SESSION_BUSY``)."""
+        """No run may claim a session of ``scope_key`` until as many :meth:`unhold` calls (``409 SESSION_BUSY``)."""
         with self._lock:
-            self._held_scopes.add(scope_key)
+            self._held_scopes[scope_key] = self._held_scopes.get(scope_key, 0) + 1
 
     def unhold(self, scope_key: str) -> None:
         with self._lock:
-            self._held_scopes.discard(scope_key)
+            left = self._held_scopes.pop(scope_key, 1) - 1
+            if left > 0:
+                self._held_scopes[scope_key] = left
 
     def forget(self, scope_key: str) -> list[tuple[Session, list[str]]]:
         """Drops every session of ``scope_key``, busy or not, with each one's ids (its own and earlier ones).

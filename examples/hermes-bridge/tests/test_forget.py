@@ -1,8 +1,10 @@
 """DELETE /threads/{threadId}: a deleted conversation leaves nothing a later one with the same id could inherit."""
 
 import json
+import tempfile
 import threading
 import types
+import unittest
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -10,6 +12,8 @@ from urllib.parse import quote
 import run_agent
 from tools import approval, terminal_tool
 
+from parley_bridge.errors import BridgeError
+from parley_bridge.sessions import SessionPool
 from tests.support import BridgeTestCase
 
 LOOK = [{"tool": "terminal", "args": {"command": "ls -A; echo secret > notes.txt"}}, {"say": "noted"}]
@@ -160,3 +164,17 @@ class ForgetThreadTest(BridgeTestCase):
         self.assertEqual((status, body["error"]["code"]), (500, "INTERNAL"))
         self.assertIn("lacks tools.approval.clear_session", self.log.getvalue())
         self.assertFalse(Path(workdir).exists())  # the rest is erased all the same
+
+
+class HoldTest(unittest.TestCase):
+    def test_two_deletes_of_one_thread_hold_it_until_both_are_done(self):
+        pool = SessionPool(4, Path(tempfile.mkdtemp(prefix="pool-")), lambda session: None)
+        pool.hold("thread:t1")
+        pool.hold("thread:t1")
+        pool.unhold("thread:t1")
+        with self.assertRaises(BridgeError) as refused:
+            pool.claim(None, "thread:t1", "r1", object(), create=True)
+        self.assertEqual((refused.exception.status, refused.exception.code), (409, "SESSION_BUSY"))
+        pool.unhold("thread:t1")
+        session, resumed = pool.claim(None, "thread:t1", "r1", object(), create=True)
+        self.assertEqual((session.scope_key, resumed), ("thread:t1", False))
