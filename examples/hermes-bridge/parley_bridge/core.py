@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
+import time
 from collections import OrderedDict
 from typing import Any
 
@@ -19,7 +21,14 @@ from .turn import Turn, TurnSpec
 
 log = logging.getLogger("parley_bridge.core")
 
-CAPABILITIES = ["clarify", "cancel", "resume-stream", "host-tools", "approvals", "history"]
+CAPABILITIES = ["clarify", "cancel", "resume-stream", "host-tools", "approvals", "history", "forget-thread"]
+FORGET_WAIT = 10.0
+"""Seconds ``DELETE /threads/{id}`` waits at most for the thread's cancelled run to stop before it erases."""
+
+
+def thread_scope(thread_id: str) -> str:
+    """The key of a Parley thread's conversation: its working directory and Hermes' "session" approvals."""
+    return "thread:" + thread_id
 
 
 class HostTools:
@@ -72,6 +81,8 @@ class BridgeCore:
         self._runs: dict[str, Run] = {}
         self._active: dict[str, Turn] = {}
         self._finished: OrderedDict[str, Run] = OrderedDict()
+        self._forgotten: set[str] = set()  # ids of active runs whose thread was deleted
+        self._erasing = threading.Lock()  # one erase at a time (a delete and a late run's end may race)
 
     # ------------------------------------------------------------------ runs
 
@@ -97,7 +108,7 @@ class BridgeCore:
             run = Run(spec.run_id, spec.thread_id, frames, self.secrets, "approvals" in spec.capabilities,
                       frozenset(t["name"] for t in spec.host_tools))
             turn = Turn(self, run, spec)
-            scope = "thread:" + spec.thread_id if spec.thread_id else None
+            scope = thread_scope(spec.thread_id) if spec.thread_id else None
             session, resumed = self.pool.claim(spec.session_id, scope, spec.run_id, turn, create=True)
             if resumed:
                 spec.history = None  # the session's own messages are the conversation
@@ -137,15 +148,79 @@ class BridgeCore:
             return len(self._active)
 
     def turn_ended(self, turn: Turn) -> None:
-        """The turn's thread is done: frees the session; keeps the run for re-attaching, within bounds."""
+        """The turn's thread is done: frees the session; keeps the run for re-attaching, within bounds.
+
+        A run whose thread was deleted meanwhile is not kept, and its conversation is erased once more (the
+        run may have written to it after the delete) before the conversation is free for a new run.
+        """
+        run_id = turn.run.run_id
+        with self._lock:
+            forgotten = run_id in self._forgotten
+            self._forgotten.discard(run_id)
+        if forgotten and turn.run.thread_id is not None:
+            try:
+                self._erase(thread_scope(turn.run.thread_id))
+            except Exception:
+                log.exception("Run %s: erasing its deleted thread's conversation again failed", run_id)
         if turn.session is not None:
             self.pool.release(turn.session, turn)
         with self._lock:
-            self._active.pop(turn.run.run_id, None)
-            self._finished[turn.run.run_id] = turn.run
+            self._active.pop(run_id, None)
+            if forgotten:
+                self._runs.pop(run_id, None)
+            else:
+                self._finished[run_id] = turn.run
             while len(self._finished) > self.config.retained_runs:
                 gone, _ = self._finished.popitem(last=False)
                 self._runs.pop(gone, None)
+
+    # ------------------------------------------------------------------ forgetting a thread
+
+    def forget_thread(self, thread_id: str) -> None:
+        """``DELETE /threads/{threadId}``: the conversation is gone from the Bridge and from Hermes' memory.
+
+        Cancels the thread's active runs (waiting up to :data:`FORGET_WAIT` s for them to stop), drops its
+        runs' frames, its sessions and their agents (and any Hermes state-db rows of them), Hermes' "session"
+        approvals under its key, and its working directory. Idempotent: an unknown thread is no error.
+        No run of the thread can start meanwhile (409 SESSION_BUSY). Raises OSError or RuntimeError when
+        something could not be erased (the caller answers 500; calling again finishes the job).
+        """
+        scope = thread_scope(thread_id)
+        self.pool.hold(scope)
+        try:
+            with self._lock:
+                active = [t for t in self._active.values() if t.run.thread_id == thread_id]
+                for run_id in [r.run_id for r in self._runs.values() if r.thread_id == thread_id]:
+                    self._finished.pop(run_id, None)
+                    self._runs.pop(run_id, None)
+                self._forgotten.update(t.run.run_id for t in active)
+            for turn in active:
+                turn.run.cancel()
+            deadline = time.monotonic() + min(self.config.cancel_grace, FORGET_WAIT)
+            for turn in active:
+                if turn.thread is not None:
+                    turn.thread.join(max(0.0, deadline - time.monotonic()))
+            self._erase(scope)
+        finally:
+            self.pool.unhold(scope)
+        log.info("Thread %s forgotten (%d active runs cancelled)", thread_id[:200], len(active))
+
+    def _erase(self, scope: str) -> None:
+        """Erases what the Bridge and Hermes keep under ``scope``: sessions, approvals, the working directory."""
+        with self._erasing:
+            sessions = self.pool.forget(scope)
+            for session, ids in sessions:
+                if session.agent is not None:
+                    self.hermes.forget_session(session.agent, ids)
+                    self.hermes.close_agent(session.agent)
+                    session.agent = None
+                session.messages = None
+            for workdir in {self.pool.workdir_for(scope)} | {session.workdir for session, _ in sessions}:
+                if workdir.is_symlink():
+                    workdir.unlink()
+                elif workdir.exists():
+                    shutil.rmtree(workdir)
+            self.hermes.forget_approvals(scope)
 
     def _evicted(self, session: Session) -> None:
         if session.agent is not None:

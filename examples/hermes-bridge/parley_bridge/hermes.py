@@ -1,8 +1,8 @@
 """The parts of Hermes Agent the Bridge uses, in one place, tolerant of the differences between versions.
 
 Written against Hermes Agent v0.19 (``run_agent.AIAgent``, ``tools/approval.py``, ``tools/registry.py``,
-``tools/terminal_tool.py``, ``gateway/session_context.py``) and checked against newer sources; see
-``shared/protocols/hermes-agent-embedding.md``. Nothing else in the Bridge imports Hermes.
+``tools/terminal_tool.py``, ``gateway/session_context.py``) and checked against newer sources. Nothing else
+in the Bridge imports Hermes.
 """
 
 from __future__ import annotations
@@ -86,7 +86,31 @@ class HermesApi:
             except Exception:
                 log.debug("agent.close() failed", exc_info=True)
 
+    @staticmethod
+    def forget_session(agent: Any, session_ids: list[str]) -> None:
+        """Deletes the sessions' rows from Hermes' state db, if the agent opened one.
+
+        The Bridge passes no ``session_db``, but Hermes opens its default one lazily (for its
+        ``session_search`` tool) and then writes the conversation to it under the session id.
+        """
+        delete = getattr(getattr(agent, "_session_db", None), "delete_session", None)
+        if not callable(delete):
+            return
+        for session_id in session_ids:
+            _call(delete, session_id, sessions_dir=getattr(agent, "logs_dir", None))
+
     # ------------------------------------------------------------------ approvals
+
+    def forget_approvals(self, key: str) -> None:
+        """Drops Hermes' "session" approvals (and any wait still queued) under ``key``.
+
+        Raises RuntimeError when this Hermes has no ``tools.approval.clear_session``.
+        """
+        clear = getattr(self.approval, "clear_session", None)
+        if not callable(clear):
+            raise RuntimeError("this Hermes Agent lacks tools.approval.clear_session: its session approvals under "
+                               + key[:200] + " cannot be forgotten")
+        clear(key)
 
     @contextlib.contextmanager
     def approval_scope(self, key: str, notify: Callable[[dict[str, Any]], None]) -> Iterator[None]:

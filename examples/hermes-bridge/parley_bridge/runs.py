@@ -6,6 +6,7 @@ Each pending input is decided exactly once: answered, expired or cancelled.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -52,6 +53,11 @@ class ToolWait:
     is_error: bool = False
 
 
+def new_id(prefix: str) -> str:
+    """``<prefix>-`` and 128 random bits: an id no web page or other client can guess (approval, clarify, call)."""
+    return f"{prefix}-{secrets.token_urlsafe(16)}"
+
+
 Resolver = Callable[[Approval, str, str | None], None]
 """Hands an approval's outcome to Hermes: ``resolver(approval, choice, reason)``."""
 
@@ -76,7 +82,6 @@ class Run:
         self._approvals: dict[str, Approval] = {}
         self._tools: dict[str, ToolWait] = {}
         self._pending: Clarify | Approval | ToolWait | None = None
-        self._counter = 0
         self.resolver: Resolver = lambda approval, choice, reason: None
         self.interrupt: Callable[[], None] = lambda: None
 
@@ -129,10 +134,6 @@ class Run:
             return [self._clean(v) for v in value]
         return value
 
-    def _next_id(self, prefix: str) -> str:
-        self._counter += 1
-        return f"{prefix}{self._counter}"
-
     def _wait_state(self, pending: Clarify | Approval | ToolWait | None, status: str) -> None:
         self._pending = pending
         if self._status not in TERMINAL:
@@ -145,7 +146,7 @@ class Run:
         with self._lock:
             if self.cancel_requested or self._status in TERMINAL:
                 return None
-            clarify = Clarify(self._next_id("c"), question, choices, multi_select)
+            clarify = Clarify(new_id("c"), question, choices, multi_select)
             self._clarifies[clarify.clarify_id] = clarify
             self.emit("clarify_request", clarifyId=clarify.clarify_id, question=question, choices=choices,
                       multiSelect=multi_select, questions=None)
@@ -172,16 +173,16 @@ class Run:
 
     # ------------------------------------------------------------------ approvals
 
-    def open_approval(self, approval_id: str | None, frame: dict[str, Any], choices: list[str],
-                      request_id: str | None, timeout: float) -> Approval | None:
-        """Sends ``approval_request``; None if the run is cancelled (the caller denies at once).
+    def open_approval(self, frame: dict[str, Any], choices: list[str], request_id: str | None,
+                      timeout: float) -> Approval | None:
+        """Sends ``approval_request`` under a new random id; None if the run is cancelled (the caller denies).
 
         With ``timeout > 0`` a timer expires the approval then, as Hermes' own timeout would.
         """
         with self._lock:
             if self.cancel_requested or self._status in TERMINAL:
                 return None
-            aid = approval_id if approval_id and approval_id not in self._approvals else self._next_id("a")
+            aid = new_id("a")
             expires = int(time.time() * 1000 + timeout * 1000) if timeout > 0 else None
             approval = Approval(aid, dict(frame, approvalId=aid, choices=choices, expiresAt=expires), choices,
                                 request_id)

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import PROTOCOL
+from . import PROTOCOL, admission
 from . import history as history_mod
 from .core import CAPABILITIES, BridgeCore
 from .errors import BridgeError, invalid
@@ -31,7 +31,17 @@ _ROUTES = {  # (path pattern, method)
     "tool_result": (re.compile(r"^/runs/([^/]+)/tool-result$"), "POST"),
     "approval": (re.compile(r"^/runs/([^/]+)/approval$"), "POST"),
     "expire": (re.compile(r"^/runs/([^/]+)/approval/expire$"), "POST"),
+    "forget": (re.compile(r"^/threads/([^/]+)$"), "DELETE"),
 }
+
+
+def _route(path: str) -> tuple[str, str, str | None] | None:
+    """(route name, its method, the decoded id in the path) for ``path``; None for no route."""
+    for name, (pattern, method) in _ROUTES.items():
+        match = pattern.match(path)
+        if match is not None:
+            return name, method, unquote(match.group(1)) if match.groups() else None
+    return None
 
 
 class BridgeServer(ThreadingHTTPServer):
@@ -73,43 +83,60 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ dispatch
 
     def _dispatch(self, method: str) -> None:
+        """Headers first (admission: Origin, Host, Content-Type; the route; the token), the body only then."""
         core = self.server.core
         url = urlsplit(self.path)
+        self._body_read = False
+        route = _route(url.path)
         try:
+            admission.check_request(self.headers, method, core.config.token is not None)
+            if route is None:
+                raise BridgeError(404, "NOT_FOUND", "no such route: " + url.path[:200])
+            name, allowed, key = route
+            if method != allowed:
+                raise BridgeError(405, "METHOD_NOT_ALLOWED", f"use {allowed} for this route")
+            if name != "health":
+                self._authorize()
             body = self._read_body()
-            for name, (pattern, allowed) in _ROUTES.items():
-                match = pattern.match(url.path)
-                if match is None:
-                    continue
-                if method != allowed:
-                    raise BridgeError(405, "METHOD_NOT_ALLOWED", f"use {allowed} for this route")
-                if name != "health":
-                    self._authorize()
-                run_id = unquote(match.group(1)) if match.groups() else None
-                getattr(self, "_" + name)(core, body, run_id, parse_qs(url.query))
-                return
-            raise BridgeError(404, "NOT_FOUND", "no such route: " + url.path[:200])
+            getattr(self, "_" + name)(core, body, key, parse_qs(url.query))
         except BridgeError as error:
-            self._json(error.status, error.body(), allow=None if error.status != 405 else "GET, POST")
+            if error.status in (401, 403, 415):
+                log.warning("Refused %s %s from %s: %s", method, url.path[:200], self.client_address[0], error.code)
+            self._refuse(error, allow=route[1] if route is not None and error.status == 405 else None)
         except (BrokenPipeError, ConnectionResetError):
             log.debug("The client left")
         except Exception:
             log.exception("%s %s failed", method, url.path[:200])
-            self._json(500, BridgeError(500, "INTERNAL", "the Bridge failed; see its log").body())
+            self._refuse(BridgeError(500, "INTERNAL", "the Bridge failed; see its log"))
+
+    def _refuse(self, error: BridgeError, allow: str | None = None) -> None:
+        """The error answer; the connection is closed if the request's body was left unread."""
+        unread = not self._body_read and (bool(self.headers.get("Transfer-Encoding"))
+                                          or self.headers.get("Content-Length", "0").strip() not in ("", "0"))
+        if unread:
+            self.close_connection = True
+        self._json(error.status, error.body(), allow=allow, close=unread)
 
     def _read_body(self) -> bytes:
+        """The body (an authorized request's only), at most ``max_body_bytes``."""
+        limit = self.server.core.config.max_body_bytes
+        if self.headers.get("Transfer-Encoding"):
+            raise invalid("send the body with a Content-Length (Transfer-Encoding is not supported)")
         length = self.headers.get("Content-Length")
         if not length:
+            self._body_read = True
             return b""
         try:
             size = int(length)
         except ValueError:
-            self.close_connection = True
-            raise invalid("Content-Length is not a number")
-        if size > self.server.core.config.max_body_bytes:
-            self.close_connection = True
-            raise BridgeError(413, "INVALID_REQUEST", f"the body is over {self.server.core.config.max_body_bytes} bytes")
-        return self.rfile.read(size)
+            raise invalid("Content-Length is not a number") from None
+        if size < 0:
+            raise invalid("Content-Length is negative")
+        if size > limit:
+            raise BridgeError(413, "INVALID_REQUEST", f"the body is over {limit} bytes")
+        body = self.rfile.read(size)
+        self._body_read = True
+        return body
 
     def _authorize(self) -> None:
         token = self.server.core.config.token
@@ -119,13 +146,15 @@ class Handler(BaseHTTPRequestHandler):
         if not hmac.compare_digest(given.encode("utf-8"), ("Bearer " + token).encode("utf-8")):
             raise BridgeError(401, "UNAUTHORIZED", "a missing or wrong bearer token")
 
-    def _json(self, status: int, payload: dict[str, Any], allow: str | None = None) -> None:
+    def _json(self, status: int, payload: dict[str, Any], allow: str | None = None, close: bool = False) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         if allow:
             self.send_header("Allow", allow)
+        if close:
+            self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(data)
 
@@ -218,6 +247,13 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(approval_id, str) or not approval_id:
             raise invalid("approvalId must be a non-blank string")
         self._json(200, {"accepted": True, "replayed": run.expire_approval(approval_id)})
+
+    def _forget(self, core: BridgeCore, body: bytes, thread_id: str, query: dict) -> None:
+        if not thread_id.strip():
+            raise invalid("threadId must be a non-blank string")
+        core.forget_thread(thread_id)
+        self.send_response(204)
+        self.end_headers()
 
     # ------------------------------------------------------------------ streams
 

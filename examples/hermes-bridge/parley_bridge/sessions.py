@@ -51,6 +51,7 @@ class SessionPool:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._aliases: dict[str, str] = {}
         self._busy_scopes: dict[str, str] = {}
+        self._held_scopes: dict[str, int] = {}  # scope -> how many deletes hold it
 
     def knows(self, session_id: str) -> bool:
         with self._lock:
@@ -78,6 +79,8 @@ class SessionPool:
                 key = scope_key or "session:" + session_id
                 session = Session(session_id, key, self._workdir(key))
             key = scope_key or session.scope_key
+            if key in self._held_scopes:
+                raise conflict("SESSION_BUSY", "this conversation is being deleted", True)
             busy = self._busy_scopes.get(key)
             if busy is not None:
                 raise conflict("SESSION_BUSY", "this conversation has an active run: " + busy, True)
@@ -118,6 +121,37 @@ class SessionPool:
                     self._aliases[alias] = new_id
             self._aliases[old] = new_id
             session.id = new_id
+
+    def hold(self, scope_key: str) -> None:
+        """No run may claim a session of ``scope_key`` until as many :meth:`unhold` calls (``409 SESSION_BUSY``)."""
+        with self._lock:
+            self._held_scopes[scope_key] = self._held_scopes.get(scope_key, 0) + 1
+
+    def unhold(self, scope_key: str) -> None:
+        with self._lock:
+            left = self._held_scopes.pop(scope_key, 1) - 1
+            if left > 0:
+                self._held_scopes[scope_key] = left
+
+    def forget(self, scope_key: str) -> list[tuple[Session, list[str]]]:
+        """Drops every session of ``scope_key``, busy or not, with each one's ids (its own and earlier ones).
+
+        A busy session's run goes on with it detached; the scope stays busy until that run ends.
+        """
+        with self._lock:
+            gone = [s for s in self._sessions.values() if s.scope_key == scope_key]
+            result = []
+            for session in gone:
+                del self._sessions[session.id]
+                earlier = [a for a, target in self._aliases.items() if target == session.id]
+                for alias in earlier:
+                    del self._aliases[alias]
+                result.append((session, [session.id] + earlier))
+            return result
+
+    def workdir_for(self, scope_key: str) -> Path:
+        """The working directory a new session of ``scope_key`` gets."""
+        return self._workdir(scope_key)
 
     def sessions(self) -> list[Session]:
         with self._lock:

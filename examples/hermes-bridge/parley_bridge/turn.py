@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import history as history_mod
 from . import results
 from .hermes import HOST_TOOLSET
-from .runs import Run
+from .runs import Run, new_id
 from .sessions import Session
 
 if TYPE_CHECKING:
@@ -107,7 +107,6 @@ class Turn:
         self._host_errors: dict[str, bool] = {}
         self._todo_revision = 0
         self._approval_epoch = 0
-        self._ids = 0
         run.interrupt = self.interrupt
         run.resolver = self._resolve
 
@@ -263,7 +262,7 @@ class Turn:
 
     def on_tool_start(self, tool_call_id: Any, name: Any, args: Any) -> None:
         self._check_rotation()
-        call_id, tool = str(tool_call_id or self._make_id("t")), str(name)
+        call_id, tool = str(tool_call_id or new_id("t")), str(name)
         arguments = args if isinstance(args, dict) else {"value": args}
         self._open_calls[call_id] = (tool, arguments, time.monotonic())
         self.run.emit("tool_call", toolCallId=call_id, toolName=tool, args=arguments,
@@ -313,8 +312,7 @@ class Turn:
         frame = {"toolCallId": call_id, "toolName": tool, "command": str(data.get("command") or ""),
                  "description": description, "patternKey": data.get("pattern_key"),
                  "patternKeys": [str(k) for k in keys] if isinstance(keys, list) else []}
-        approval_id = data.get("approval_id") if isinstance(data.get("approval_id"), str) else None
-        if run.open_approval(approval_id, frame, choices, request_id, config.approval_timeout) is None:
+        if run.open_approval(frame, choices, request_id, config.approval_timeout) is None:
             self._resolve_soon(request_id, "deny", "the run was cancelled")
 
     def _resolve(self, approval: Any, choice: str, reason: str | None) -> None:
@@ -347,13 +345,10 @@ class Turn:
         call_id = next((cid for cid, entry in reversed(self._open_calls.items())
                         if entry[0] == name and cid not in self._waiting_calls), None)
         if call_id is None:  # Hermes did not announce it: announce it here
-            call_id = self._make_id("h")
+            call_id = new_id("h")
             self.on_tool_start(call_id, name, arguments)
         self._waiting_calls.add(call_id)
         result, is_error = self.run.wait_tool_result(call_id, name, arguments)
         self._host_errors[call_id] = is_error
         return json.dumps({"error": result}, ensure_ascii=False) if is_error else result
 
-    def _make_id(self, prefix: str) -> str:
-        self._ids += 1
-        return f"{prefix}{self._ids}"

@@ -1,10 +1,14 @@
 """Stand-in for Hermes Agent v0.19.0 ``run_agent.py`` (``AIAgent``), for the Bridge's tests only.
 
-Mirrors upstream ``run_agent.py``, ``agent/turn_context.py`` (messages = history + the new user message; the
-instance keeps no transcript), ``agent/tool_executor.py`` (tool_start/tool_complete callbacks with the full
-result), ``tools/todo_tool.py`` (the result always holds the whole list) and ``tools/clarify_tool.py``
-(``clarify_callback(question, choices[, multi_select])`` on the run thread, no timeout) as documented in
-``shared/protocols/hermes-agent-embedding.md``. The model is a script (``SCRIPTS``); see README.md.
+Mirrors upstream ``run_agent.py``, ``agent/turn_context.py`` (a turn's messages are a copy of
+``conversation_history`` plus the new user message; the instance keeps the last turn's list as
+``_session_messages`` but never reads it back, so without ``conversation_history`` the model sees nothing
+earlier), ``agent/conversation_loop.py`` (each model request is the system prompt, then the messages after
+``repair_message_sequence``, contents stripped), ``agent/tool_executor.py`` (tool_start/tool_complete
+callbacks with the full result), ``tools/todo_tool.py`` (the result always holds the whole list) and
+``tools/clarify_tool.py`` (``clarify_callback(question, choices[, multi_select])`` on the run thread, no
+timeout). The model is a script (``SCRIPTS``); every request it gets is kept in ``REQUESTS`` (and appended
+as a JSON line to the file ``HERMES_STANDIN_MODEL_LOG`` names). See README.md.
 """
 
 import inspect
@@ -20,8 +24,11 @@ from tools.registry import registry
 
 SCRIPTS = {}  # word in the user message -> steps; the longest matching word wins
 CALLS = []  # one entry per run_conversation: what the "model" was given
+REQUESTS = []  # every model request: {"session_id", "task_id", "messages": [system, …]}
 AGENTS = []  # every AIAgent built
+SYSTEM_PROMPT = "You are Hermes Agent (stand-in)."  # stands for the prompt Hermes builds itself
 _SPINNER = "(°ロ°) reflecting..."
+_LOG_LOCK = threading.Lock()
 
 
 def load_scripts(path=None):
@@ -35,7 +42,62 @@ def load_scripts(path=None):
 def reset():
     SCRIPTS.clear()
     CALLS.clear()
+    REQUESTS.clear()
     AGENTS.clear()
+
+
+def repair_message_sequence(messages):
+    """Upstream's repair before each request (``agent_runtime_helpers.repair_message_sequence``), in place,
+    in its three passes: consecutive assistant messages merged (texts stripped, joined by a newline; tool
+    calls united), tool results whose call is not in the assistant message before them dropped (a user
+    message closes the calls), consecutive user messages merged (joined by a blank line). The number of
+    repairs."""
+    repairs, assistants = 0, []
+    for message in messages:
+        previous = assistants[-1] if assistants else None
+        if previous is not None and message.get("role") == previous.get("role") == "assistant":
+            texts = [t.strip() for t in (previous.get("content") or "", message.get("content") or "") if t.strip()]
+            previous["content"] = "\n".join(texts)
+            if message.get("tool_calls"):
+                previous["tool_calls"] = list(previous.get("tool_calls") or []) + message["tool_calls"]
+            repairs += 1
+        else:
+            assistants.append(message)
+    known, paired = set(), []
+    for message in assistants:
+        role = message.get("role")
+        if role == "tool":
+            if message.get("tool_call_id") in known:
+                known.discard(message["tool_call_id"])
+                paired.append(message)
+            else:
+                repairs += 1
+            continue
+        if role == "assistant":
+            known = {c.get("id") for c in message.get("tool_calls") or []}
+        elif role == "user":
+            known = set()
+        paired.append(message)
+    merged = []
+    for message in paired:
+        previous = merged[-1] if merged else None
+        if previous is not None and message.get("role") == previous.get("role") == "user":
+            texts = [t for t in (previous.get("content") or "", message.get("content") or "") if t]
+            previous["content"] = "\n\n".join(texts)
+            repairs += 1
+        else:
+            merged.append(message)
+    if repairs:
+        messages[:] = merged
+    return repairs
+
+
+def _api_message(message):
+    """The copy of a message a request carries: no bookkeeping keys, the content stripped."""
+    copy = {k: v for k, v in message.items() if k in ("role", "content", "tool_calls", "tool_call_id")}
+    if isinstance(copy.get("content"), str):
+        copy["content"] = copy["content"].strip()
+    return copy
 
 
 class _TodoStore:
@@ -80,6 +142,7 @@ class AIAgent:
         self.session_prompt_tokens = self.session_completion_tokens = 0
         self._interrupted = threading.Event()
         self._run_thread = None
+        self._session_db = session_db  # upstream opens its default one lazily (session_search); tests set one
         self.closed = False
         AGENTS.append(self)
 
@@ -99,12 +162,15 @@ class AIAgent:
         self._run_thread = threading.get_ident()
         self._interrupted.clear()
         _interrupt.set_interrupt(False, self._run_thread)
-        self.messages = list(conversation_history or []) + [{"role": "user", "content": user_message}]
+        self.messages = list(conversation_history) if conversation_history else []  # a copy, as upstream
+        self.messages.append({"role": "user", "content": user_message})
+        self._session_messages = self.messages
         self.task_id, self.final, self.api_calls = task_id, None, 1
+        self._requests = []
         CALLS.append({"session_id": self.session_id, "task_id": task_id, "model": self.model,
                       "system": self.ephemeral_system_prompt, "tools": list(self.tools),
                       "user_turns": [m["content"] for m in self.messages if m.get("role") == "user"],
-                      "messages": list(self.messages)})
+                      "messages": list(self.messages), "requests": self._requests})
         self.session_prompt_tokens += 10
         self.session_completion_tokens += 5
         try:
@@ -134,6 +200,20 @@ class AIAgent:
         return [{"say": "(stand-in) " + message}]
 
     def _call_model(self):
+        """One request to the "model": recorded as upstream would send it."""
+        repair_message_sequence(self.messages)
+        system = SYSTEM_PROMPT
+        if self.ephemeral_system_prompt:
+            system = (system + "\n\n" + self.ephemeral_system_prompt).strip()
+        request = [{"role": "system", "content": system}] + [_api_message(m) for m in self.messages]
+        self._requests.append(request)
+        REQUESTS.append({"session_id": self.session_id, "task_id": self.task_id, "messages": request})
+        path = os.environ.get("HERMES_STANDIN_MODEL_LOG")
+        if path:
+            line = json.dumps({"session_id": self.session_id, "task_id": self.task_id, "messages": request},
+                              ensure_ascii=False)
+            with _LOG_LOCK, open(path, "a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
         if self.thinking_callback:
             self.thinking_callback(_SPINNER)  # a spinner label, never reasoning
 
@@ -159,6 +239,8 @@ class AIAgent:
             self._interrupted.wait(step["sleep"])
             if self._interrupted.is_set():
                 return self._interrupted_result(during_api=True)
+        elif "stubborn" in step:
+            time.sleep(step["stubborn"])  # a call that does not notice interrupt() (a hung provider request)
         elif "fail" in step:
             print(f"❌ API call failed after 3 retries: {step['fail']}")  # upstream prints even when quiet
             self.status_callback and self.status_callback("lifecycle", "❌ API failed after 3 retries")

@@ -79,8 +79,13 @@ def is_approved(session_key, pattern_key):
 
 
 def clear_session(session_key):
+    """Drops the key's "session" approvals and denies every wait still queued under it, as upstream."""
     with _lock:
         _session_approved.pop(session_key, None)
+        entries = _gateway_queues.pop(session_key, [])
+    for entry in entries:
+        entry.result = "deny"
+        entry.event.set()
 
 
 def detect_dangerous_command(command):

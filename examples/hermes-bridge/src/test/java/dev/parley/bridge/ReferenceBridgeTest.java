@@ -2,6 +2,12 @@ package dev.parley.bridge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.NewThread;
+import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.AgentStreamEvent.InputOutcome;
 import dev.parley.chat.hermes.HermesConfig;
@@ -20,6 +26,7 @@ import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.ConversationHistory;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.store.InMemoryChatStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +38,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -41,6 +49,7 @@ import org.junit.jupiter.api.Test;
 class ReferenceBridgeTest {
     private Path work;
     private Path victim;
+    private Path modelLog;
     private BridgeProcess bridge;
     private CuttableProxy proxy;
     private HermesRuntimeAdapter adapter;
@@ -53,7 +62,9 @@ class ReferenceBridgeTest {
         Files.createDirectories(work);
         victim = Files.createDirectories(work.resolve("victim"));
         Files.writeString(victim.resolve("keep.txt"), "precious");
-        bridge = new BridgeProcess(work, Map.of("PARLEY_TEST_VICTIM", victim.toString())).start();
+        modelLog = work.resolve("model-requests.jsonl");
+        bridge = new BridgeProcess(work, Map.of("PARLEY_TEST_VICTIM", victim.toString(),
+                "HERMES_STANDIN_MODEL_LOG", modelLog.toString())).start();
         proxy = new CuttableProxy(bridge.port());
         adapter = new HermesRuntimeAdapter(HermesConfig.builder().baseUrl("http://127.0.0.1:" + proxy.port())
                 .bearerToken(BridgeProcess.TOKEN).reattachAttempts(3).reattachBackoff(Duration.ofMillis(100))
@@ -200,5 +211,58 @@ class ReferenceBridgeTest {
         assertThat(deltas).as("every delta exactly once").isEqualTo("one two threefour five six");
         assertThat(events.await(AgentStreamEvent.TextFinal.class).text()).isEqualTo("one two three\nfour five six");
         assertThat(proxy.requestLines()).anyMatch(line -> line.startsWith("GET /runs/" + request.runId() + "/events?after="));
+    }
+
+    @Test
+    @Disabled("issue 29 item 1: regenerate (retry) resumes the thread's Hermes session, which already holds the "
+            + "question and the old answer, so the model sees [u1, a1, u2, old a2, u2]; enable with the fix")
+    void aRegeneratedAnswerIsAskedWithoutTheOldAnswer() throws Exception {
+        try (ChatEngine engine = ChatEngine.builder().store(new InMemoryChatStore()).runtime(adapter).build()) {
+            String threadId = engine.createThread("alice", NewThread.empty()).id();
+            awaitSucceeded(engine, engine.startRun("alice", threadId, StartRun.of("turn one")));
+            RunTicket second = awaitSucceeded(engine, engine.startRun("alice", threadId, StartRun.of("turn two")));
+            RunTicket again = awaitSucceeded(engine, engine.regenerate("alice", second.assistantMessageId()));
+
+            List<JsonNode> requests = modelRequests(again.runId());
+            assertThat(requests).as("the stand-in model was asked for the regenerated answer").isNotEmpty();
+            assertThat(conversation(requests.get(0))).as("what the model saw for the regenerated answer")
+                    .containsExactly("user: turn one", "assistant: I see 1 user turns: turn one", "user: turn two");
+        }
+    }
+
+    private static RunTicket awaitSucceeded(ChatEngine engine, RunTicket ticket) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        RunStatus status = engine.state("alice", ticket.runId()).run().status();
+        while (status != RunStatus.SUCCEEDED) {
+            assertThat(status).as("run %s", ticket.runId()).isIn(RunStatus.QUEUED, RunStatus.RUNNING);
+            assertThat(System.nanoTime()).as("run %s ends in time", ticket.runId()).isLessThan(deadline);
+            Thread.sleep(50);
+            status = engine.state("alice", ticket.runId()).run().status();
+        }
+        return ticket;
+    }
+
+    /** The stand-in model's requests of one run (the Bridge's task id is Parley's run id), oldest first. */
+    private List<JsonNode> modelRequests(String runId) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> requests = new ArrayList<>();
+        for (String line : Files.readAllLines(modelLog)) {
+            JsonNode request = json.readTree(line);
+            if (request.path("task_id").asText().equals(runId)) {
+                requests.add(request);
+            }
+        }
+        return requests;
+    }
+
+    /** A request's messages after the system prompt, as "role: content". */
+    private static List<String> conversation(JsonNode request) {
+        List<String> lines = new ArrayList<>();
+        for (JsonNode message : request.path("messages")) {
+            if (!message.path("role").asText().equals("system")) {
+                lines.add(message.path("role").asText() + ": " + message.path("content").asText());
+            }
+        }
+        return lines;
     }
 }
