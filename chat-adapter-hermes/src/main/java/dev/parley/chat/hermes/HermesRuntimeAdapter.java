@@ -169,7 +169,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         ObjectMapper json = http.json();
         ObjectNode body = json.createObjectNode();
         body.put("runId", request.runId());
-        body.put("threadId", request.threadId());
+        body.put("threadId", request.conversationKey());
         body.put("systemPrompt", systemPrompt);
         body.put("userMessage", request.userMessage());
         body.put("maxIterations", request.maxIterations() != null ? request.maxIterations() : config.defaultMaxIterations());
@@ -316,6 +316,31 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
             return;
         }
         apiServer.cancel(runId);
+    }
+
+    /**
+     * {@inheritDoc} On a Bridge, {@code DELETE /threads/{conversationKey}}: the Bridge removes the
+     * conversation's working directory, its "session" approvals and sessions. A Bridge without that route
+     * (404) keeps them; that is logged. Hermes' API server keeps nothing per conversation beyond its sessions,
+     * which it keys by session id: nothing to do there.
+     *
+     * @throws ChatException RUNTIME_UNAVAILABLE when the Bridge cannot be reached, or as it answers
+     */
+    @Override
+    public void threadDeleted(String conversationKey) {
+        Objects.requireNonNull(conversationKey, "conversationKey");
+        if (config.transport() != HermesTransport.BRIDGE) {
+            return;
+        }
+        try {
+            http.call(http.request(http.url("threads", conversationKey)).delete().build(), "forgetting the thread");
+        } catch (ChatException e) {
+            if (e.code() != ErrorCode.NOT_FOUND) {
+                throw e;
+            }
+            log.info("The Bridge has no DELETE /threads (an older Bridge): it keeps the deleted conversation's files"
+                    + " and approvals");
+        }
     }
 
     /**

@@ -39,8 +39,10 @@ public interface RuntimeAdapter {
     Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request);
 
     /**
-     * Starts a run that answers the same user message again (regenerate). The default does what
-     * {@link #generateResponse(RunRequest)} does.
+     * Starts a run that answers the same user message again (regenerate). The request continues no session
+     * ({@link RunRequest#runtimeSessionId()} is null: the thread's session already holds the answer being
+     * replaced); its {@link RunRequest#history()} is the conversation before the question. The default does
+     * what {@link #generateResponse(RunRequest)} does.
      */
     default Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
         return generateResponse(request);
@@ -103,6 +105,15 @@ public interface RuntimeAdapter {
      */
     default Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
         throw ChatException.unsupported("this runtime cannot re-attach to runs");
+    }
+
+    /**
+     * The conversation with this {@link RunRequest#conversationKey()} was deleted (its thread deleted, or its
+     * owner erased): forget whatever the runtime keeps for it — files, "for this conversation" approvals,
+     * sessions. Called once the store has deleted the thread, after its runs ended; what it throws is logged
+     * and ignored (the thread is gone either way). The default does nothing.
+     */
+    default void threadDeleted(String conversationKey) {
     }
 
     /** Checks that the runtime is reachable. Must not throw; the default reports healthy. */

@@ -142,16 +142,32 @@ class ConversationsTest extends EngineTestSupport {
         assertThat(after.runId()).isNotEqualTo(onOld.runId());
     }
 
+    /**
+     * A regeneration gives the runtime exactly the conversation before the question, never the session: the
+     * session already holds the question and the answer being replaced, and a runtime continuing it would
+     * see the question twice and the old answer (as a real Hermes Bridge did). The new session goes on.
+     */
     @Test
-    void regeneratingTheSessionsLastAnswerRetriesInTheSession() {
+    void regeneratingGivesTheRuntimeTheConversationBeforeTheQuestionNotTheSession() {
         ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
         ChatEngine engine = engine(runtime);
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
         RunTicket first = send(engine, threadId, "one");
-        RunTicket again = engine.regenerate(ALICE, first.assistantMessageId());
+        RunTicket second = send(engine, threadId, "two");
+        assertThat(runtime.requests().get(1).runtimeSessionId()).isEqualTo("s-1");
+
+        RunTicket again = engine.regenerate(ALICE, second.assistantMessageId());
         awaitRun(engine, again.runId(), RunStatus.SUCCEEDED);
         assertThat(runtime.retries()).containsExactly(again.runId());
-        assertThat(runtime.requests().get(1).runtimeSessionId()).isEqualTo("s-1");
+        RunRequest regenerated = runtime.requests().get(2);
+        assertThat(regenerated.runtimeSessionId()).as("the session holds the old answer").isNull();
+        assertThat(regenerated.userMessage()).isEqualTo("two");
+        assertThat(regenerated.history().messages()).extracting(Message::id)
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+
+        send(engine, threadId, "three");
+        assertThat(runtime.requests().get(3).runtimeSessionId()).as("the regeneration's session goes on")
+                .isEqualTo("s-2");
     }
 
     @Test

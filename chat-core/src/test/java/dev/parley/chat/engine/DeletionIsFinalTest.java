@@ -127,4 +127,29 @@ class DeletionIsFinalTest extends EngineTestSupport {
         assertNothingLeftOf(threadId);
         assertCode(ErrorCode.NOT_FOUND, () -> engine.state(ALICE, streaming.runId()));
     }
+
+    /**
+     * A thread id opened again after the thread was deleted (clients such as AG-UI choose their own ids) is a
+     * new conversation to the runtime: its runs carry another conversation key, and the runtime was told to
+     * forget the old one.
+     */
+    @Test
+    void aReusedThreadIdIsANewConversationToTheRuntime() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime, b -> b.clock(new dev.parley.chat.testing.SteppingClock(java.time.Instant.now())));
+        engine.openThread(ALICE, "chosen-id");
+        awaitRun(engine, engine.startRun(ALICE, "chosen-id", StartRun.of("hello")).runId(), RunStatus.SUCCEEDED);
+        String oldKey = runtime.requests().get(0).conversationKey();
+        assertThat(oldKey).startsWith("chosen-id@");
+
+        engine.eraseOwner(ALICE);
+        assertThat(runtime.deletedConversations()).containsExactly(oldKey);
+
+        engine.openThread(MALLORY, "chosen-id");
+        RunTicket fresh = engine.startRun(MALLORY, "chosen-id", StartRun.of("hello"));
+        await(() -> engine.state(MALLORY, fresh.runId()).run().status(), RunStatus.SUCCEEDED::equals, "the new run");
+        assertThat(runtime.requests().get(1).conversationKey()).startsWith("chosen-id@").isNotEqualTo(oldKey);
+        engine.deleteThread(MALLORY, "chosen-id");
+        assertThat(runtime.deletedConversations()).containsExactly(oldKey, runtime.requests().get(1).conversationKey());
+    }
 }

@@ -173,6 +173,7 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<Feedback> feedback = new CopyOnWriteArrayList<>();
     private final List<ApprovalReply> decisions = new CopyOnWriteArrayList<>();
     private final List<String> expired = new CopyOnWriteArrayList<>();
+    private final List<String> deletedConversations = new CopyOnWriteArrayList<>();
     private volatile boolean expiring;
     private volatile java.time.Duration answerDelay = java.time.Duration.ZERO;
     private volatile boolean answersFail;
@@ -416,6 +417,16 @@ public final class ScriptedRuntime implements RuntimeAdapter {
 
     public List<ClarifyReply> answers() {
         return answers;
+    }
+
+    /** The conversation keys the engine said were deleted ({@link #threadDeleted}), in order. */
+    public List<String> deletedConversations() {
+        return deletedConversations;
+    }
+
+    @Override
+    public void threadDeleted(String conversationKey) {
+        deletedConversations.add(conversationKey);
     }
 
     public List<String> cancels() {

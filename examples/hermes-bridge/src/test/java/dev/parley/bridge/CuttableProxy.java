@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /** A loopback TCP proxy in front of the Bridge whose open connections a test can cut; it logs request lines. */
 final class CuttableProxy implements AutoCloseable {
-    private static final Pattern REQUEST_LINE = Pattern.compile("(GET|POST) \\S+ HTTP/1\\.1");
+    private static final Pattern REQUEST_LINE = Pattern.compile("(GET|POST|DELETE) \\S+ HTTP/1\\.1");
     private final ServerSocket server;
     private volatile int target;
     private final List<Socket> open = new CopyOnWriteArrayList<>();

@@ -38,7 +38,6 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -214,8 +213,6 @@ class ReferenceBridgeTest {
     }
 
     @Test
-    @Disabled("issue 29 item 1: regenerate (retry) resumes the thread's Hermes session, which already holds the "
-            + "question and the old answer, so the model sees [u1, a1, u2, old a2, u2]; enable with the fix")
     void aRegeneratedAnswerIsAskedWithoutTheOldAnswer() throws Exception {
         try (ChatEngine engine = ChatEngine.builder().store(new InMemoryChatStore()).runtime(adapter).build()) {
             String threadId = engine.createThread("alice", NewThread.empty()).id();
@@ -230,14 +227,65 @@ class ReferenceBridgeTest {
         }
     }
 
-    private static RunTicket awaitSucceeded(ChatEngine engine, RunTicket ticket) throws InterruptedException {
+    /**
+     * A thread id reused after deletion (AG-UI clients choose their own) does not inherit the old conversation:
+     * the Bridge keys the conversation by the thread's id and creation time, and forgets it when the thread is
+     * erased, so a command the old conversation approved "for this conversation" is asked about again.
+     */
+    @Test
+    void aThreadIdReusedAfterAnEraseStartsAFreshConversation() throws Exception {
+        try (ChatEngine engine = ChatEngine.builder().store(new InMemoryChatStore()).runtime(adapter).build()) {
+            engine.openThread("alice", "shared-id");
+            RunTicket first = engine.startRun("alice", "shared-id", StartRun.of("clean up the victim folder"));
+            String asked = awaitApproval(engine, "alice", first);
+            engine.answer("alice", first.runId(), asked,
+                    new dev.parley.chat.input.ApprovalAnswer(ApprovalDecision.ALLOW_FOR_THREAD, null));
+            awaitSucceeded(engine, "alice", first);
+            assertThat(victim.resolve("keep.txt")).as("the approved command ran").doesNotExist();
+
+            assertThat(engine.eraseOwner("alice")).isEqualTo(1);
+            assertThat(proxy.requestLines()).as("the Bridge was told to forget the conversation")
+                    .anyMatch(line -> line.startsWith("DELETE /threads/shared-id@"));
+
+            Files.writeString(Files.createDirectories(victim).resolve("keep.txt"), "precious again");
+            engine.openThread("bob", "shared-id");
+            RunTicket again = engine.startRun("bob", "shared-id", StartRun.of("clean up the victim folder"));
+            String askedAgain = awaitApproval(engine, "bob", again);
+            assertThat(victim.resolve("keep.txt")).as("bob is asked, the command waits").exists();
+            engine.answer("bob", again.runId(), askedAgain,
+                    new dev.parley.chat.input.ApprovalAnswer(ApprovalDecision.DENY, null));
+            awaitSucceeded(engine, "bob", again);
+            assertThat(victim.resolve("keep.txt")).as("the denied command did not run").exists();
+        }
+    }
+
+    private static String awaitApproval(ChatEngine engine, String owner, RunTicket ticket) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        RunStatus status = engine.state("alice", ticket.runId()).run().status();
+        while (true) {
+            List<dev.parley.chat.input.PendingInput> pending = engine.state(owner, ticket.runId()).pendingInputs();
+            if (!pending.isEmpty()) {
+                return pending.get(0).inputId();
+            }
+            assertThat(engine.state(owner, ticket.runId()).run().status()).as("run %s", ticket.runId())
+                    .isIn(RunStatus.QUEUED, RunStatus.RUNNING);
+            assertThat(System.nanoTime()).as("an approval for run %s in time", ticket.runId()).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private static RunTicket awaitSucceeded(ChatEngine engine, RunTicket ticket) throws InterruptedException {
+        return awaitSucceeded(engine, "alice", ticket);
+    }
+
+    private static RunTicket awaitSucceeded(ChatEngine engine, String owner, RunTicket ticket) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        RunStatus status = engine.state(owner, ticket.runId()).run().status();
         while (status != RunStatus.SUCCEEDED) {
-            assertThat(status).as("run %s", ticket.runId()).isIn(RunStatus.QUEUED, RunStatus.RUNNING);
+            assertThat(status).as("run %s", ticket.runId()).isIn(RunStatus.QUEUED, RunStatus.RUNNING,
+                    RunStatus.WAITING_FOR_INPUT);
             assertThat(System.nanoTime()).as("run %s ends in time", ticket.runId()).isLessThan(deadline);
             Thread.sleep(50);
-            status = engine.state("alice", ticket.runId()).run().status();
+            status = engine.state(owner, ticket.runId()).run().status();
         }
         return ticket;
     }

@@ -240,7 +240,7 @@ public final class ActiveRun {
                     tools.clientTools());
             continuesSession = prepared.continuesSession();
             RunRequest request = prepared.request();
-            Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration() && !prepared.leavesSession()
+            Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration()
                     ? ctx.runtime.retry(request)
                     : ctx.runtime.generateResponse(request);
             stream.subscribe(new RuntimeStream(ctx, this));

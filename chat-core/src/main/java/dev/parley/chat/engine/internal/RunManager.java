@@ -20,6 +20,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
@@ -200,15 +201,26 @@ public final class RunManager implements RunHost {
             deleting.merge(threadId, 1, Integer::sum);
         }
         try {
+            Optional<ChatThread> thread = ctx.store.findThread(threadId);
             if (stopRunsFirst) {
                 stopThread(threadId, patience);
                 endRunsHeldHere(threadId);
             }
-            return ctx.store.deleteThread(threadId);
+            boolean deleted = ctx.store.deleteThread(threadId);
+            thread.ifPresent(this::tellRuntimeDeleted);
+            return deleted;
         } finally {
             synchronized (ctx.lanes) {
                 deleting.computeIfPresent(threadId, (id, n) -> n == 1 ? null : n - 1);
             }
+        }
+    }
+
+    private void tellRuntimeDeleted(ChatThread thread) {
+        try {
+            ctx.runtime.threadDeleted(RunRequest.conversationKey(thread.id(), thread.createdAt()));
+        } catch (RuntimeException e) {
+            log.warn("Thread {} is deleted, but the runtime could not forget it: {}", thread.id(), e.toString());
         }
     }
 

@@ -15,16 +15,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the request a run gives its runtime: the runtime session to continue — only if the run's question
- * follows the last message that session saw; an edit or another branch starts a new one — the tools the
- * host side answers, and the conversation so far, read from the store only if the runtime asks for it.
+ * follows the last message that session saw; an edit, another branch or a regeneration (the session holds
+ * the answer it replaces) starts a new one — the tools the host side answers, and the conversation so far
+ * (exactly the active branch before the question), read from the store only if the runtime asks for it.
  */
 final class RuntimeRequests {
 
-    /**
-     * @param continuesSession the run continues the thread's runtime session
-     * @param leavesSession the thread has a runtime session that does not cover this run (it starts afresh)
-     */
-    record Prepared(RunRequest request, boolean continuesSession, boolean leavesSession) {
+    /** @param continuesSession the run continues the thread's runtime session */
+    record Prepared(RunRequest request, boolean continuesSession) {
     }
 
     private RuntimeRequests() {
@@ -36,11 +34,9 @@ final class RuntimeRequests {
         UserMessage question = question(ctx, run, initialMessages);
         String before = question == null ? null : question.parentMessageId();
         String session = thread == null ? null : thread.runtimeSessionId();
-        boolean leaves = false;
-        if (session != null && thread.sessionHeadId() != null
-                && !followsSessionHead(ctx, run, thread.sessionHeadId(), question, before)) {
+        if (session != null && (run.isRegeneration() || thread.sessionHeadId() != null
+                && !thread.sessionHeadId().equals(before))) {
             session = null;
-            leaves = true;
         }
         List<HostToolSpec> offered = new ArrayList<>();
         if (ctx.can(Capability.HOST_TOOLS)) {
@@ -51,8 +47,9 @@ final class RuntimeRequests {
         }
         RunRequest request = new RunRequest(run.threadId(), run.id(), run.ownerId(), run.assistantMessageId(),
                 run.input(), session, run.modelId(), run.skill(), run.maxIterations(), offered, run.context(),
-                new StoredHistory(ctx.store, ctx.limits, run.threadId(), before));
-        return new Prepared(request, session != null, leaves);
+                new StoredHistory(ctx.store, ctx.limits, run.threadId(), before),
+                thread == null ? run.threadId() : RunRequest.conversationKey(thread.id(), thread.createdAt()));
+        return new Prepared(request, session != null);
     }
 
     /** The user message a run answers: its own, or for a regeneration the one answered again. */
@@ -70,16 +67,4 @@ final class RuntimeRequests {
                         .orElse(null);
     }
 
-    /**
-     * Whether the session whose last seen message is {@code head} covers the run: a new message follows the
-     * head; a regeneration answers the head's own question again.
-     */
-    private static boolean followsSessionHead(EngineContext ctx, Run run, String head, @Nullable UserMessage question,
-            @Nullable String before) {
-        if (!run.isRegeneration()) {
-            return head.equals(before);
-        }
-        return question != null && ctx.store.findMessage(head).map(Message::parentMessageId)
-                .filter(question.id()::equals).isPresent();
-    }
 }
