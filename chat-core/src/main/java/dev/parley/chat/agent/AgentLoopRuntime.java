@@ -32,6 +32,13 @@ import org.jspecify.annotations.Nullable;
  * the model fails (the run fails with the failure's code: {@code RATE_LIMITED}, {@code AUTHENTICATION_FAILED},
  * {@code CONTEXT_TOO_LONG}, {@code RUNTIME_UNAVAILABLE}, …). Usage is summed over the run's calls.
  *
+ * <p>A model stream that ends without a finish reason (a server that died mid-answer) fails the run
+ * ({@code RUNTIME_UNAVAILABLE}) with the partial answer kept; an answer cut at the model's length limit
+ * ({@code length}, {@code max_tokens}) ends it SUCCEEDED with a {@code warn} status line saying it was cut off.
+ * Tool calls reach the engine under execution ids unique within the run (the model's own id, or for an id the model
+ * repeats that id with the model call's number, {@code call_1-2}), so a repeated id runs its tool again; the model
+ * gets each result under its own id.
+ *
  * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
  * The skill names a system prompt ({@link Builder#skills}, {@link Builder#systemPrompts}). Capabilities: host
  * tools and cancel. Thread-safe.
