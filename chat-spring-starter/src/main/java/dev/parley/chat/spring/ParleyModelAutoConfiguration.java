@@ -32,7 +32,8 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The models a person may pick come from {@code parley.agent.models} (default: the bean's own model, no choice),
  * skills from {@code parley.agent.skills-dir} or a {@link SkillResolver} bean, the iteration budget from
- * {@code parley.agent.max-iterations}. Model beans are
+ * {@code parley.agent.max-iterations}, the system prompt from {@code parley.agent.system-prompt} (a skill's text follows
+ * it). Model beans are
  * seen when the host defines them or when the auto-configuration making them runs first: this one is ordered after the
  * chat model auto-configurations of Spring AI (1.0 to 2.0: OpenAI, Anthropic, Ollama, Mistral, DeepSeek, Google GenAI,
  * Vertex AI Gemini, Bedrock Converse, Azure OpenAI, …) and of LangChain4j's Spring Boot starters (OpenAI, Ollama,
