@@ -175,8 +175,8 @@ public abstract class ModelEngineContract extends OpenAiWire {
     }
 
     @Test
-    void aRateLimitFailsTheRunWithItsCode() {
-        reply(aResponse().withStatus(429).withHeader("Content-Type", "application/json")
+    void aRateLimitFailsTheRunWithItsCodeAndWhenToRetryWhereTheLibrarySaysIt() {
+        reply(aResponse().withStatus(429).withHeader("Content-Type", "application/json").withHeader("Retry-After", "20")
                 .withBody("{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"));
         try (ChatEngine engine = engine()) {
             String threadId = engine.createThread(ALICE, NewThread.empty()).id();
@@ -184,7 +184,20 @@ public abstract class ModelEngineContract extends OpenAiWire {
 
             assertThat(run.error().code()).isEqualTo("RATE_LIMITED");
             assertThat(run.error().message()).contains("Rate limit reached");
+            if (carriesRetryAfter()) {
+                assertThat(run.error().message()).endsWith("(retry after 20 s)");
+            } else {
+                assertThat(run.error().message()).doesNotContain("retry after");
+            }
         }
+    }
+
+    /**
+     * Whether the adapter's library hands on a failed response's headers, so that a 429's {@code Retry-After}
+     * reaches the run's error (default yes).
+     */
+    protected boolean carriesRetryAfter() {
+        return true;
     }
 
     @Test
