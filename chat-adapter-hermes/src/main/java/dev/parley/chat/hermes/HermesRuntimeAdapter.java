@@ -229,8 +229,9 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
      * Hands the decision to Hermes with its name for it (once, session, always, deny). Bridge:
      * {@code POST /runs/{runId}/approval}, idempotent on the Bridge's side (the same decision again is
      * accepted once). API server: {@code POST /v1/runs/{id}/approval {choice}} (with the request's
-     * {@code request_id} where the server gave one); without ids Hermes resolves the run's oldest pending
-     * approval, so only the oldest may be decided (a later one is CONFLICT until it is).
+     * {@code request_id} where the server gave one); without one Hermes resolves the run's oldest pending
+     * approval, so only the oldest may be decided (a later one is CONFLICT until it is). A 0.19.17 request's
+     * {@code approval_id} is the input's id, but its decision still goes oldest first.
      *
      * @throws ChatException INVALID_INPUT for edited arguments (Hermes runs the command it asked about or
      *     none) or a decision Hermes did not offer; NOT_FOUND for an unknown run or approval; CONFLICT if the

@@ -167,4 +167,30 @@ class ApiServerApprovalsTest extends ApiServerTestSupport {
         assertThat(store.findInput(ticket.runId(), asked.inputId()).orElseThrow().state()).isEqualTo(InputState.CANCELLED);
         assertThat(steps(run, ApprovalMessage.class).get(0).outcome()).isEqualTo(InputState.CANCELLED);
     }
+
+    @Test
+    void a01917ApprovalIsNamedByItsApprovalIdAndStillDecidedOldestFirst() {
+        HermesApiStub hermes = stub(HermesApiStub.Line.V0_19_17);
+        ChatEngine engine = engine(apiAdapter(hermes));
+        RunTicket ticket = start(engine, "parallel-approvals.sse", hermes);
+
+        List<PendingInput> both = awaitPending(engine, ticket.runId(), InputKind.APPROVAL, 2);
+        assertThat(both).extracting(PendingInput::inputId)
+                .containsExactlyInAnyOrder("approval_3f9a1c2e7b", "approval_c05d84e1a2");
+        PendingInput build = both.stream().filter(i -> i.inputId().equals("approval_3f9a1c2e7b")).findFirst().orElseThrow();
+        PendingInput dist = both.stream().filter(i -> i != build).findFirst().orElseThrow();
+        assertThat(((ApprovalRequest) build.request()).arguments()).contains("rm -rf build/");
+
+        assertCode(ErrorCode.CONFLICT, () -> decide(engine, ticket, dist, ApprovalDecision.DENY));
+        assertThat(hermes.decisions()).as("0.19.17 still resolves the oldest: nothing was sent").isEmpty();
+        decide(engine, ticket, build, ApprovalDecision.ALLOW_ONCE);
+        decide(engine, ticket, dist, ApprovalDecision.DENY);
+
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(hermes.decisions()).containsExactly("once", "deny");
+        assertThat(hermes.bodies().stream().filter(b -> b.contains("\"choice\"")))
+                .containsExactly("{\"choice\":\"once\"}", "{\"choice\":\"deny\"}");
+        assertThat(steps(run, ApprovalMessage.class)).extracting(ApprovalMessage::decision)
+                .containsExactlyInAnyOrder(ApprovalDecision.ALLOW_ONCE, ApprovalDecision.DENY);
+    }
 }

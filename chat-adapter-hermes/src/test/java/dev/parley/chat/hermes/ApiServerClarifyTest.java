@@ -93,4 +93,18 @@ class ApiServerClarifyTest extends ApiServerTestSupport {
         off.health();
         assertThat(off.capabilities()).doesNotContain(Capability.CLARIFY);
     }
+
+    @Test
+    void a01917ServerOffersClarifyExactlyWhenItsInteractiveClarifyIsOn() {
+        HermesApiStub off = stub(HermesApiStub.Line.V0_19_17);
+        HermesRuntimeAdapter overOff = apiAdapter(off);
+        overOff.health();
+        assertThat(overOff.capabilities()).doesNotContain(Capability.CLARIFY).contains(Capability.APPROVALS);
+
+        HermesApiStub on = stub(HermesApiStub.Line.V0_19_17);
+        on.interactiveClarify = true;
+        HermesRuntimeAdapter overOn = apiAdapter(on);
+        overOn.health();
+        assertThat(overOn.capabilities()).contains(Capability.CLARIFY, Capability.APPROVALS);
+    }
 }

@@ -28,7 +28,10 @@ import java.util.function.Function;
  *       or the one named by {@code request_id}, and writes {@code approval.responded}) or for the approval
  *       timeout, after which Hermes goes on without an event; {@code 409 approval_not_pending} when none waits;</li>
  *   <li>0.19: {@code session_id} loads nothing, {@code Idempotency-Key} is ignored, stop after the end is
- *       {@code 404}, no clarify route. Newer: {@code session_id} restores the session's turns, the key is
+ *       {@code 404}, no clarify route. 0.19.17 as 0.19, and its approval requests carry {@code approval_id} (also
+ *       as {@code interaction_id}) and {@code expires_at} while a decision still goes to the oldest; its capabilities
+ *       add {@code interactive_clarify} ({@link #interactiveClarify}, off by default: then there is no clarify
+ *       route), {@code run_steer} and {@code approval_pending_list}. Newer: {@code session_id} restores the session's turns, the key is
  *       honoured, stop after the end answers the status, clarify questions wait for
  *       {@code POST …/clarify} and their prompt and notice are written as text too.</li>
  * </ul>
@@ -42,7 +45,7 @@ public final class HermesApiStub implements AutoCloseable {
 
     /** The API server's line: what it sends and accepts. */
     public enum Line {
-        V0_19("v0.19", "0.19.0"), NEWER("newer", "0.21.2");
+        V0_19("v0.19", "0.19.0"), V0_19_17("v0.19.17", "0.19.17"), NEWER("newer", "0.21.2");
 
         final String dir;
         final String version;
@@ -65,6 +68,8 @@ public final class HermesApiStub implements AutoCloseable {
     volatile Duration approvalTimeout = Duration.ofSeconds(10);
     volatile Function<JsonNode, String> script = body -> "plain.sse";
     volatile CountDownLatch holdTerminal;
+    /** 0.19.17: its {@code interactive_clarify} setting (clarify questions asked and answered when on). */
+    volatile boolean interactiveClarify;
 
     /** Starts the stand-in on a free loopback port. */
     public HermesApiStub(Line line) throws IOException {
@@ -151,7 +156,8 @@ public final class HermesApiStub implements AutoCloseable {
                 approve(ex, run);
             } else if (method.equals("POST") && action.equals("stop")) {
                 stop(ex, run);
-            } else if (method.equals("POST") && action.equals("clarify") && line == Line.NEWER) {
+            } else if (method.equals("POST") && action.equals("clarify")
+                    && (line == Line.NEWER || line == Line.V0_19_17 && interactiveClarify)) {
                 clarify(ex, run);
             } else {
                 ex.answer(404, "text/plain", "404: Not Found");
@@ -174,6 +180,10 @@ public final class HermesApiStub implements AutoCloseable {
         if (line == Line.NEWER) {
             features.put("managed_run_sessions", true).put("managed_run_history_authority", "hermes_session_db");
         }
+        if (line == Line.V0_19_17) {
+            features.put("interactive_clarify", interactiveClarify).put("run_steer", true)
+                    .put("approval_pending_list", true);
+        }
         features.put("session_continuity_header", "X-Hermes-Session-Id");
         ObjectNode endpoints = caps.putObject("endpoints");
         endpoints.putObject("health").put("method", "GET").put("path", "/health");
@@ -183,7 +193,7 @@ public final class HermesApiStub implements AutoCloseable {
         endpoints.putObject("run_events").put("method", "GET").put("path", "/v1/runs/{run_id}/events");
         endpoints.putObject("run_approval").put("method", "POST").put("path", "/v1/runs/{run_id}/approval");
         endpoints.putObject("run_stop").put("method", "POST").put("path", "/v1/runs/{run_id}/stop");
-        if (line == Line.NEWER) {
+        if (line == Line.NEWER || line == Line.V0_19_17 && interactiveClarify) {
             endpoints.putObject("run_clarify").put("method", "POST").put("path", "/v1/runs/{run_id}/clarify");
         }
         return caps.toString();
@@ -339,7 +349,7 @@ public final class HermesApiStub implements AutoCloseable {
 
     private void stop(RawServer.Exchange ex, StubRun run) throws Exception {
         if (run.ended()) {
-            if (line == Line.V0_19) {
+            if (line != Line.NEWER) {
                 error(ex, 404, "Run not found: " + run.id, "run_not_found");
             } else {
                 ex.json(200, run.statusJson());

@@ -18,4 +18,10 @@ class LangChain4jEngineTest extends ModelEngineContract {
     protected void assertMessagesSent(JsonNode messages, String expected) {
         assertThat(messages.toString()).isEqualTo(expected);
     }
+
+    /** LangChain4j's {@code HttpException} keeps the status and the body, not the headers: no {@code Retry-After}. */
+    @Override
+    protected boolean carriesRetryAfter() {
+        return false;
+    }
 }

@@ -1,5 +1,6 @@
 package dev.parley.chat.langchain4j;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -46,5 +47,17 @@ class LangChain4jModelClientTest extends ModelClientWireContract {
 
         assertThat(((ModelFailure) listener.error()).kind()).isEqualTo(ModelFailure.Kind.INVALID_REQUEST);
         assertThat(requests()).isEmpty();
+    }
+
+    @Test
+    void langChain4jDoesNotRetryARateLimitTheFailureComesAtOnce() throws Exception {
+        reply(aResponse().withStatus(429).withHeader("Content-Type", "application/json").withHeader("Retry-After", "0")
+                .withBody("{\"error\":{\"message\":\"Rate limit reached\"}}"));
+        RecordingListener listener = new RecordingListener();
+
+        client(baseUrl()).stream(ask("hi"), listener);
+
+        assertThat(((ModelFailure) listener.error()).kind()).isEqualTo(ModelFailure.Kind.RATE_LIMITED);
+        assertThat(requests()).as("LangChain4j's streaming models make one request").hasSize(1);
     }
 }

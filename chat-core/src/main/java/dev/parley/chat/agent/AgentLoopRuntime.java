@@ -32,15 +32,24 @@ import org.jspecify.annotations.Nullable;
  * the model fails (the run fails with the failure's code: {@code RATE_LIMITED}, {@code AUTHENTICATION_FAILED},
  * {@code CONTEXT_TOO_LONG}, {@code RUNTIME_UNAVAILABLE}, …). Usage is summed over the run's calls.
  *
+ * <p>A model stream that ends without a finish reason (a server that died mid-answer) fails the run
+ * ({@code RUNTIME_UNAVAILABLE}) with the partial answer kept; an answer cut at the model's length limit
+ * ({@code length}, {@code max_tokens}) ends it SUCCEEDED with a {@code warn} status line saying it was cut off.
+ * Tool calls reach the engine under execution ids unique within the run (the model's own id, or for an id the model
+ * repeats that id with the model call's number, {@code call_1-2}), so a repeated id runs its tool again; the model
+ * gets each result under its own id.
+ *
  * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
- * The skill names a system prompt ({@link Builder#skills}, {@link Builder#systemPrompts}). Capabilities: host
- * tools and cancel. Thread-safe.
+ * The system prompt is the default one ({@link Builder#systemPrompt}) followed by the chosen skill's
+ * ({@link Builder#skills}, {@link Builder#systemPrompts}), a blank line between them. Capabilities: host tools and
+ * cancel. Thread-safe.
  */
 public final class AgentLoopRuntime implements RuntimeAdapter {
     /** The iteration budget when neither the run nor the builder sets one. */
     public static final int DEFAULT_MAX_ITERATIONS = 10;
 
     private final ModelClient client;
+    private final @Nullable String systemPrompt;
     private final Function<String, @Nullable String> systemPrompts;
     private final Supplier<List<SkillOption>> skills;
     private final @Nullable List<ModelOption> models;
@@ -50,6 +59,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
     private AgentLoopRuntime(Builder b) {
         this.client = b.client;
+        this.systemPrompt = b.systemPrompt;
         this.systemPrompts = b.systemPrompts;
         this.skills = b.skills;
         this.models = b.models;
@@ -64,7 +74,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
     @Override
     public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
         return StreamPublisher.create(64, emitter -> {
-            String system = request.skill() == null ? null : systemPrompts.apply(request.skill());
+            String system = join(systemPrompt, request.skill() == null ? null : systemPrompts.apply(request.skill()));
             int budget = request.maxIterations() != null ? request.maxIterations() : maxIterations;
             AgentRun run = new AgentRun(client, request, system, budget, emitter);
             runs.put(request.runId(), run);
@@ -119,9 +129,20 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
         return true;
     }
 
+    /** The default prompt, then the skill's, a blank line between; null when neither has text. */
+    private static @Nullable String join(@Nullable String base, @Nullable String skill) {
+        boolean hasBase = base != null && !base.isBlank();
+        boolean hasSkill = skill != null && !skill.isBlank();
+        if (hasBase && hasSkill) {
+            return base.strip() + "\n\n" + skill.strip();
+        }
+        return hasBase ? base.strip() : hasSkill ? skill.strip() : null;
+    }
+
     /** Configures an {@link AgentLoopRuntime}. Not thread-safe. */
     public static final class Builder {
         private final ModelClient client;
+        private @Nullable String systemPrompt;
         private Function<String, @Nullable String> systemPrompts = skill -> null;
         private Supplier<List<SkillOption>> skills = List::of;
         private @Nullable List<ModelOption> models;
@@ -130,6 +151,15 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
         private Builder(ModelClient client) {
             this.client = Objects.requireNonNull(client, "client");
+        }
+
+        /**
+         * The system prompt of every run (default none): who the assistant is, what it may do. A chosen skill's
+         * prompt follows it, after a blank line; null or blank for none.
+         */
+        public Builder systemPrompt(@Nullable String value) {
+            this.systemPrompt = value;
+            return this;
         }
 
         /** The skills a person may choose from, and each one's system prompt (null for none). */

@@ -3,13 +3,19 @@ package dev.parley.chat.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A model call failed in a way the person can act on; {@link #kind()} names it, and the run fails with the
- * matching code ({@link Kind#code()}). Messages never contain secrets.
+ * matching code ({@link Kind#code()}). A rate limit may say when to try again ({@link #retryAfter()}, from the
+ * provider's {@code Retry-After}); the message then says so too. Messages never contain secrets.
  */
 public final class ModelFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -49,10 +55,20 @@ public final class ModelFailure extends RuntimeException {
             "input is too long", "exceeds the context", "reduce the length");
 
     private final Kind kind;
+    private final @Nullable Duration retryAfter;
 
     public ModelFailure(Kind kind, String message, @Nullable Throwable cause) {
-        super(message, cause);
+        this(kind, message, cause, null);
+    }
+
+    /**
+     * @param retryAfter how long the provider asked to wait before trying again ({@code Retry-After}), null if it
+     *     did not say; it is added to the message ("retry after 20 s")
+     */
+    public ModelFailure(Kind kind, String message, @Nullable Throwable cause, @Nullable Duration retryAfter) {
+        super(retryAfter == null ? message : message + " (retry after " + retryAfter.toSeconds() + " s)", cause);
         this.kind = kind;
+        this.retryAfter = retryAfter;
     }
 
     public ModelFailure(Kind kind, String message) {
@@ -61,6 +77,11 @@ public final class ModelFailure extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** How long the provider asked to wait before the next try (its {@code Retry-After}); null if it did not say. */
+    public @Nullable Duration retryAfter() {
+        return retryAfter;
     }
 
     /**
@@ -76,11 +97,21 @@ public final class ModelFailure extends RuntimeException {
      * @param cause the library's exception, kept as the cause
      */
     public static ModelFailure ofHttpStatus(int status, @Nullable String providerText, @Nullable Throwable cause) {
+        return ofHttpStatus(status, providerText, cause, null);
+    }
+
+    /**
+     * As {@link #ofHttpStatus(int, String, Throwable)}, for adapters that see the response's headers:
+     * {@code retryAfter} (a 429's or 503's {@code Retry-After}, see {@link #parseRetryAfter}) is kept on a
+     * {@link Kind#RATE_LIMITED} failure.
+     */
+    public static ModelFailure ofHttpStatus(int status, @Nullable String providerText, @Nullable Throwable cause,
+            @Nullable Duration retryAfter) {
         String said = providerMessage(providerText);
         String quoted = said.isEmpty() ? "" : ": " + said;
         if (status == 429) {
             return new ModelFailure(Kind.RATE_LIMITED, "The model provider is limiting requests (HTTP 429)" + quoted,
-                    cause);
+                    cause, retryAfter);
         }
         if (status == 401 || status == 403) {
             return new ModelFailure(Kind.AUTHENTICATION,
@@ -99,6 +130,28 @@ public final class ModelFailure extends RuntimeException {
                     "The model provider refused the request (HTTP " + status + ")" + quoted, cause);
         }
         return new ModelFailure(Kind.FAILED, "The model provider answered HTTP " + status + quoted, cause);
+    }
+
+    /**
+     * A {@code Retry-After} header's wait: delay-seconds ({@code 20}) or an HTTP date (then the time from
+     * {@code now} until it, at least zero). Null for a missing or unreadable value.
+     */
+    public static @Nullable Duration parseRetryAfter(@Nullable String value, Instant now) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        String text = value.strip();
+        try {
+            long seconds = Long.parseLong(text);
+            return seconds < 0 ? null : Duration.ofSeconds(seconds);
+        } catch (NumberFormatException notSeconds) {
+            try {
+                Instant at = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                return at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
+            } catch (DateTimeParseException notADate) {
+                return null;
+            }
+        }
     }
 
     /** True if a provider's error text says the prompt does not fit the model's context window. */

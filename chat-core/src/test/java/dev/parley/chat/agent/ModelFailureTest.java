@@ -2,6 +2,8 @@ package dev.parley.chat.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** How adapters turn a provider's HTTP error into a failure the person can act on. */
@@ -46,5 +48,25 @@ class ModelFailureTest {
         assertThat(ModelFailure.ofHttpStatus(429, "{\"error\":\"slow down\"}", null).getMessage())
                 .isEqualTo("The model provider is limiting requests (HTTP 429): slow down");
         assertThat(ModelFailure.ofHttpStatus(429, "{not json", null).getMessage()).endsWith(": {not json");
+    }
+
+    @Test
+    void aRateLimitsRetryAfterIsKeptAndSaid() {
+        Instant now = Instant.parse("2026-08-01T10:00:00Z");
+        assertThat(ModelFailure.parseRetryAfter("20", now)).isEqualTo(Duration.ofSeconds(20));
+        assertThat(ModelFailure.parseRetryAfter(" 0 ", now)).isEqualTo(Duration.ZERO);
+        assertThat(ModelFailure.parseRetryAfter("Sat, 01 Aug 2026 10:01:30 GMT", now)).isEqualTo(Duration.ofSeconds(90));
+        assertThat(ModelFailure.parseRetryAfter("Sat, 01 Aug 2026 09:00:00 GMT", now)).isEqualTo(Duration.ZERO);
+        assertThat(ModelFailure.parseRetryAfter("-5", now)).isNull();
+        assertThat(ModelFailure.parseRetryAfter("soon", now)).isNull();
+        assertThat(ModelFailure.parseRetryAfter(null, now)).isNull();
+
+        ModelFailure limited = ModelFailure.ofHttpStatus(429, "{\"error\":\"slow down\"}", null, Duration.ofSeconds(20));
+        assertThat(limited.kind()).isEqualTo(ModelFailure.Kind.RATE_LIMITED);
+        assertThat(limited.retryAfter()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(limited.getMessage())
+                .isEqualTo("The model provider is limiting requests (HTTP 429): slow down (retry after 20 s)");
+        assertThat(ModelFailure.ofHttpStatus(503, "busy", null, Duration.ofSeconds(5)).retryAfter())
+                .as("only a rate limit keeps it").isNull();
     }
 }

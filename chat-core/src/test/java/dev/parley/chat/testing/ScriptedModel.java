@@ -72,6 +72,8 @@ public final class ScriptedModel implements ModelClient {
         private final List<Step> steps = new ArrayList<>();
         private TokenUsage usage;
         private ModelFailure failure;
+        private boolean finishGiven;
+        private String finishReason;
 
         public static Reply reply() {
             return new Reply();
@@ -122,6 +124,16 @@ public final class ScriptedModel implements ModelClient {
             return this;
         }
 
+        /**
+         * The finish reason the response reports (default {@code stop}, or {@code tool_calls} with tool calls);
+         * null for a stream that ended without one.
+         */
+        public Reply finish(String reason) {
+            this.finishGiven = true;
+            this.finishReason = reason;
+            return this;
+        }
+
         public Reply usage(long input, long output) {
             this.usage = new TokenUsage(input, output, input + output);
             return this;
@@ -159,7 +171,8 @@ public final class ScriptedModel implements ModelClient {
                 listener.onError(failure);
                 return;
             }
-            listener.onComplete(new ModelResponse(text.toString(), calls, usage, calls.isEmpty() ? "stop" : "tool_calls"));
+            String reason = finishGiven ? finishReason : calls.isEmpty() ? "stop" : "tool_calls";
+            listener.onComplete(new ModelResponse(text.toString(), calls, usage, reason));
         }
     }
 }

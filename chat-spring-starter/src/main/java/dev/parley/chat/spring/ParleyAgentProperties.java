@@ -20,8 +20,10 @@ public class ParleyAgentProperties {
     private ModelLibrary library = ModelLibrary.AUTO;
     /** Model calls per run when the run names no budget. */
     private int maxIterations = AgentLoopRuntime.DEFAULT_MAX_ITERATIONS;
-    /** A folder of skill folders, each with a SKILL.md used as the system prompt. */
+    /** A folder of skill folders, each with a SKILL.md whose text follows the system prompt. */
     private @Nullable Path skillsDir;
+    /** The system prompt of every run (who the assistant is, what it may do); a chosen skill's text follows it. */
+    private @Nullable String systemPrompt;
     /**
      * The models a person may choose; each id is sent to the provider as the model name. Empty: the model bean's
      * own model, and no choice.
@@ -50,6 +52,14 @@ public class ParleyAgentProperties {
 
     public void setSkillsDir(@Nullable Path skillsDir) {
         this.skillsDir = skillsDir;
+    }
+
+    public @Nullable String getSystemPrompt() {
+        return systemPrompt;
+    }
+
+    public void setSystemPrompt(@Nullable String systemPrompt) {
+        this.systemPrompt = systemPrompt;
     }
 
     public List<AgentModel> getModels() {

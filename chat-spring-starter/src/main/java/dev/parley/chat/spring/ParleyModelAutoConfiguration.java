@@ -32,14 +32,38 @@ import org.springframework.context.annotation.Configuration;
  *
  * <p>The models a person may pick come from {@code parley.agent.models} (default: the bean's own model, no choice),
  * skills from {@code parley.agent.skills-dir} or a {@link SkillResolver} bean, the iteration budget from
- * {@code parley.agent.max-iterations}. Model beans are seen when the host defines them or when the auto-configuration
- * making them runs first: Spring AI's chat models and LangChain4j's OpenAI, Ollama and Anthropic starters do.
+ * {@code parley.agent.max-iterations}, the system prompt from {@code parley.agent.system-prompt} (a skill's text follows
+ * it). Model beans are
+ * seen when the host defines them or when the auto-configuration making them runs first: this one is ordered after the
+ * chat model auto-configurations of Spring AI (1.0 to 2.0: OpenAI, Anthropic, Ollama, Mistral, DeepSeek, Google GenAI,
+ * Vertex AI Gemini, Bedrock Converse, Azure OpenAI, …) and of LangChain4j's Spring Boot starters (OpenAI, Ollama,
+ * Anthropic), named as strings so that none of those classes is needed. A provider's auto-configuration missing from
+ * that list is not waited for: define the model bean yourself then.
  */
 @AutoConfiguration(after = ParleyHermesAutoConfiguration.class, before = ParleyAutoConfiguration.class, afterName = {
+    // Spring AI's chat model auto-configurations declare no order and sort after Parley's by name: wait for them
+    "org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration",
+    "org.springframework.ai.model.openaisdk.autoconfigure.OpenAiSdkChatAutoConfiguration",
+    "org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration",
+    "org.springframework.ai.model.ollama.autoconfigure.OllamaChatAutoConfiguration",
+    "org.springframework.ai.model.mistralai.autoconfigure.MistralAiChatAutoConfiguration",
+    "org.springframework.ai.model.deepseek.autoconfigure.DeepSeekChatAutoConfiguration",
+    "org.springframework.ai.model.google.genai.autoconfigure.chat.GoogleGenAiChatAutoConfiguration",
+    "org.springframework.ai.model.vertexai.autoconfigure.gemini.VertexAiGeminiChatAutoConfiguration",
+    "org.springframework.ai.model.bedrock.converse.autoconfigure.BedrockConverseProxyChatAutoConfiguration",
+    "org.springframework.ai.model.azure.openai.autoconfigure.AzureOpenAiChatAutoConfiguration",
+    "org.springframework.ai.model.huggingface.autoconfigure.HuggingfaceChatAutoConfiguration",
+    "org.springframework.ai.model.minimax.autoconfigure.MiniMaxChatAutoConfiguration",
+    "org.springframework.ai.model.zhipuai.autoconfigure.ZhiPuAiChatAutoConfiguration",
+    "org.springframework.ai.model.oci.genai.autoconfigure.OCIGenAiAutoConfiguration",
     "org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration",
+    // LangChain4j's starters, for Spring Boot 3 (AutoConfig) and 4
     "dev.langchain4j.openai.spring.AutoConfig",
+    "dev.langchain4j.openai.spring.OpenAiAutoConfiguration",
     "dev.langchain4j.ollama.spring.AutoConfig",
-    "dev.langchain4j.anthropic.spring.AutoConfig"
+    "dev.langchain4j.ollama.spring.OllamaAutoConfiguration",
+    "dev.langchain4j.anthropic.spring.AutoConfig",
+    "dev.langchain4j.anthropic.spring.AnthropicAutoConfiguration"
 })
 @ConditionalOnClass(AgentLoopRuntime.class)
 @ConditionalOnMissingBean(RuntimeAdapter.class)

@@ -142,6 +142,25 @@ class ParleyModelAutoConfigurationTest {
     }
 
     @Test
+    void theSystemPromptPropertyGoesFirstAndASkillsTextAfterIt(@TempDir Path skills) throws Exception {
+        Files.createDirectories(skills.resolve("pirate"));
+        Files.writeString(skills.resolve("pirate/SKILL.md"), "---\nname: Pirate\ndescription: Talks like one\n---\nSpeak like a pirate.");
+        runner.withBean(ChatModel.class, ParleyModelAutoConfigurationTest::springAiModel)
+                .withPropertyValues("parley.agent.system-prompt=You answer for Parcel & Co.",
+                        "parley.agent.skills-dir=" + skills)
+                .run(context -> {
+                    oneTurn(context, NewThread.empty());
+                    JsonNode plain = lastRequest().get("messages");
+                    assertThat(plain.get(0).get("role").asText()).isEqualTo("system");
+                    assertThat(plain.get(0).get("content").asText()).isEqualTo("You answer for Parcel & Co.");
+
+                    oneTurn(context, new NewThread(null, null, "pirate"));
+                    String withSkill = lastRequest().get("messages").get(0).get("content").asText();
+                    assertThat(withSkill).startsWith("You answer for Parcel & Co.\n\n").contains("Speak like a pirate.");
+                });
+    }
+
+    @Test
     void aSpringAiModelBeanRunsTheAgentLoopOnTheModelsOwnModel() {
         runner.withBean(ChatModel.class, ParleyModelAutoConfigurationTest::springAiModel).run(context -> {
             assertThat(context).hasSingleBean(AgentLoopRuntime.class);

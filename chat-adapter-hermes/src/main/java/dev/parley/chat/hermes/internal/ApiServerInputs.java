@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * Hermes 0.19 gives an approval request no id, and {@code POST /v1/runs/{id}/approval} resolves the run's
  * <em>oldest</em> pending one. Approvals are therefore a queue: a decision is sent only for the oldest
  * approval Hermes may still wait on (answering a later one first is CONFLICT), so it can never land on
- * another command. A request that carries a {@code request_id} is answered by that id instead, in any order.
+ * another command. Later 0.19 releases (0.19.17) name each request ({@code approval_id}, also sent as
+ * {@code interaction_id}): the input takes that id, so the person's decision names Hermes' approval, but it is
+ * still sent oldest first, since those servers still resolve the oldest. A request that carries a
+ * {@code request_id} (newer lines) is answered by that id, in any order, the id in the decision's body.
  *
  * <p>Hermes times an approval out itself ({@code approvals.timeout}) and says nothing on the stream. The
  * adapter knows that timeout ({@code apiServerApprovalTimeout}): Hermes gives up at the latest that long
@@ -100,9 +103,14 @@ final class ApiServerInputs {
 
     /** An {@code approval.request}: the input to ask, for the tool {@code tool} (the one that is running). */
     synchronized AgentStreamEvent.InputRequested approvalRequested(JsonNode e, String tool) {
-        String given = text(e, "request_id");
-        String requestId = given == null || given.isBlank() ? null : given;
-        String inputId = requestId != null ? requestId : "a" + (++asked);
+        String requestId = nonBlank(text(e, "request_id"));
+        String hermesId = nonBlank(text(e, "approval_id"));
+        if (hermesId == null) {
+            hermesId = nonBlank(text(e, "interaction_id"));
+        }
+        String named = requestId != null ? requestId : hermesId;
+        asked++;
+        String inputId = named != null && first(a -> a.inputId.equals(named)) == null ? named : "a" + asked;
         Instant now = clock.instant();
         Instant deadline = null;
         Instant givesUp = null;
@@ -115,6 +123,10 @@ final class ApiServerInputs {
         ApprovalRequest request = approvalRequest(e, tool);
         approvals.add(new Approval(inputId, requestId, request.decisions(), deadline, givesUp));
         return new AgentStreamEvent.InputRequested(runId + ":approval:" + inputId, inputId, request, deadline, null);
+    }
+
+    private static @Nullable String nonBlank(@Nullable String value) {
+        return value == null || value.isBlank() ? null : value;
     }
 
     private ApprovalRequest approvalRequest(JsonNode e, String tool) {

@@ -53,8 +53,9 @@ public final class ApiServerProfile {
                 || features.path("managed_run_sessions").asBoolean(false) || newer;
         boolean idempotent = saysYes(features, "idempotency") || supported(capabilities == null ? null
                 : capabilities.path("durable").path("idempotency")) || newer;
-        boolean clarify = capabilities != null && (hasClarifyEndpoint(capabilities.path("endpoints"))
-                || saysYes(features, "clarify"));
+        JsonNode interactive = features.path("interactive_clarify");
+        boolean clarify = interactive.isBoolean() ? interactive.asBoolean()
+                : capabilities != null && (hasClarifyEndpoint(capabilities.path("endpoints")) || saysYes(features, "clarify"));
         boolean approvals = !features.path("run_approval_response").isBoolean()
                 || features.path("run_approval_response").asBoolean();
         return new ApiServerProfile(version, pick(config.apiServerSessionHistory(), restores),
@@ -82,7 +83,11 @@ public final class ApiServerProfile {
         return idempotentStart;
     }
 
-    /** Clarify questions exist ({@code clarify.request}, {@code POST /v1/runs/{id}/clarify}). */
+    /**
+     * Clarify questions exist ({@code clarify.request}, {@code POST /v1/runs/{id}/clarify}): the server's
+     * {@code interactive_clarify} flag where it has one (0.19.17: off by default, and then the model has no clarify
+     * tool), else a clarify endpoint or feature it advertises.
+     */
     public boolean hasClarify() {
         return clarify;
     }

@@ -90,4 +90,17 @@ class ApiServerProfileTest {
         assertThat(ApiServerProfile.of(health("0.19.0"), null, models, DETECT).models()).containsExactly(
                 new ModelOption("hermes-agent", "hermes-agent", null), new ModelOption("fast", "fast", null));
     }
+
+    @Test
+    void interactiveClarifyDecidesWhereTheServerHasTheFlag() throws Exception {
+        String clarifyRoute = ", \"endpoints\": {\"run_clarify\": {\"method\": \"POST\", \"path\": \"/v1/runs/{run_id}/clarify\"}}";
+        JsonNode off = json("{\"features\": {\"run_approval_response\": true, \"interactive_clarify\": false,"
+                + " \"run_steer\": true, \"approval_pending_list\": true}" + clarifyRoute + "}");
+        JsonNode on = json("{\"features\": {\"run_approval_response\": true, \"interactive_clarify\": true,"
+                + " \"run_steer\": true, \"approval_pending_list\": true}}");
+
+        assertThat(ApiServerProfile.of(health("0.19.17"), off, null, DETECT).hasClarify())
+                .as("the flag says no, whatever routes are listed").isFalse();
+        assertThat(ApiServerProfile.of(health("0.19.17"), on, null, DETECT).hasClarify()).isTrue();
+    }
 }

@@ -4,16 +4,24 @@ import dev.parley.chat.agent.ModelFailure;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads what went wrong from the exceptions of Spring AI's models. They come from the provider's own client
  * (OpenAI's and Anthropic's Java SDKs, Spring's {@code RestClient} and {@code WebClient}), which Spring AI does not
  * wrap in one type, so the HTTP status is read from any exception in the causes that offers one: a public
- * {@code statusCode()} (the SDKs) or {@code getStatusCode()} (Spring's web client exceptions).
+ * {@code statusCode()} (the SDKs) or {@code getStatusCode()} (Spring's web client exceptions), and a rate limit's
+ * {@code Retry-After} from its headers ({@code headers().values(name)} of the SDKs, {@code getResponseHeaders()} of
+ * Spring's).
  */
 public final class Failures {
+    private static final Logger log = LoggerFactory.getLogger(Failures.class);
+
     private Failures() {
     }
 
@@ -29,7 +37,8 @@ public final class Failures {
         for (Throwable t = error; t != null; t = next(t)) {
             Integer status = statusOf(t);
             if (status != null) {
-                return ModelFailure.ofHttpStatus(status, bodyOf(t, status), error);
+                return ModelFailure.ofHttpStatus(status, bodyOf(t, status), error,
+                        ModelFailure.parseRetryAfter(retryAfterOf(t), Instant.now()));
             }
         }
         for (Throwable t = error; t != null; t = next(t)) {
@@ -63,6 +72,31 @@ public final class Failures {
             Object value = call(status, "value");
             if (value instanceof Integer code) {
                 return code;
+            }
+        }
+        return null;
+    }
+
+    /** The {@code Retry-After} header where the exception keeps the response's headers; null otherwise. */
+    private static @Nullable String retryAfterOf(Throwable t) {
+        Object headers = call(t, "headers");
+        if (headers == null) {
+            headers = call(t, "getResponseHeaders");
+        }
+        if (headers == null) {
+            return null;
+        }
+        for (String method : new String[] {"values", "getFirst"}) {
+            try {
+                Object found = headers.getClass().getMethod(method, String.class).invoke(headers, "Retry-After");
+                if (found instanceof List<?> values) {
+                    found = values.isEmpty() ? null : values.get(0);
+                }
+                if (found != null) {
+                    return found.toString();
+                }
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                log.trace("The headers of {} have no {}(String)", t.getClass().getName(), method);
             }
         }
         return null;

@@ -17,8 +17,9 @@ import dev.parley.chat.runtime.StreamPublisher;
 import dev.parley.chat.runtime.ToolResult;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * One run of the agent loop, on a thread of its own: call the model, stream what it says, have the engine
  * answer its tool calls, feed the results back, call again — until an answer, the iteration budget, a
  * cancel (the call in flight is cancelled, the partial text kept) or an error. Usage is summed over calls.
+ *
+ * <p>A response without a finish reason (a stream that ended without saying why: a server that died
+ * mid-answer) fails the run, the partial text kept; one cut at the model's length limit ends it SUCCEEDED
+ * with a {@code warn} status line saying so, and its unfinished tool calls are not run. Each tool call is
+ * handed to the engine under an execution id unique within the run, even where the model repeats an id.
  */
 public final class AgentRun {
     private static final Logger log = LoggerFactory.getLogger(AgentRun.class);
@@ -45,6 +51,8 @@ public final class AgentRun {
     private final Set<String> offered;
     private final Map<String, CompletableFuture<ToolResult>> results = new ConcurrentHashMap<>();
     private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+    /** Execution ids handed to the engine so far: a model may repeat a call id in a later call. */
+    private final Set<String> executionIds = new HashSet<>();
     private boolean wroteText;
 
     public AgentRun(ModelClient client, RunRequest request, @Nullable String systemPrompt, int budget,
@@ -112,11 +120,24 @@ public final class AgentRun {
                 return;
             }
             ModelResponse response = outcome.response;
+            if (response.finishReason() == null || response.finishReason().isBlank()) {
+                out.emit(new AgentStreamEvent.RunFailed(ModelFailure.Kind.UNREACHABLE.code(),
+                        "The model's answer broke off: its stream ended without a finish reason"));
+                return;
+            }
+            if (isLengthLimit(response.finishReason())) {
+                out.emit(new AgentStreamEvent.StatusUpdate(request.runId() + ":truncated", "warn",
+                        "The answer was cut off at the model's length limit (its maximum output tokens)."
+                                + (response.toolCalls().isEmpty() ? "" : " Its unfinished tool calls were not run.")));
+                closeUnfinished(outcome.started);
+                out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+                return;
+            }
             if (response.toolCalls().isEmpty()) {
                 out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
                 return;
             }
-            List<ModelMessage> answered = runTools(response.toolCalls(), outcome.started);
+            List<ModelMessage> answered = runTools(response.toolCalls(), outcome.started, call);
             if (answered == null) {
                 endCancelled();
                 return;
@@ -133,12 +154,17 @@ public final class AgentRun {
         final Map<Integer, StreamingCall> started = new HashMap<>();
     }
 
-    /** A tool call as it streams: announced once its id and name are known. */
+    /**
+     * A tool call as it streams: announced once its id and name are known, under an execution id of the run's
+     * ({@link #executionIdFor}); the model's own id stays what the model is shown.
+     */
     private static final class StreamingCall {
         @Nullable String id;
         @Nullable String name;
+        @Nullable String executionId;
         final StringBuilder pending = new StringBuilder();
         boolean announced;
+        boolean matched;
     }
 
     private Outcome callModel(ModelRequest modelRequest, int call) {
@@ -180,11 +206,12 @@ public final class AgentRun {
                 streaming.pending.append(argumentsDelta);
                 if (!streaming.announced && streaming.id != null && streaming.name != null) {
                     streaming.announced = true;
-                    out.emit(new AgentStreamEvent.ToolCallStart(toolMessageId(streaming.id), streaming.id, streaming.name,
-                            streaming.pending.toString()));
+                    streaming.executionId = executionIdFor(streaming.id, call);
+                    out.emit(new AgentStreamEvent.ToolCallStart(toolMessageId(streaming.executionId),
+                            streaming.executionId, streaming.name, streaming.pending.toString()));
                     streaming.pending.setLength(0);
                 } else if (streaming.announced && !argumentsDelta.isEmpty()) {
-                    out.emit(new AgentStreamEvent.ToolCallArgs(streaming.id, argumentsDelta));
+                    out.emit(new AgentStreamEvent.ToolCallArgs(streaming.executionId, argumentsDelta));
                     streaming.pending.setLength(0);
                 }
             }
@@ -217,38 +244,85 @@ public final class AgentRun {
 
     /**
      * Announces the calls the stream did not (a client without partial calls), ends each, answers calls of
-     * tools nobody offered, and waits for the engine's results. Returns the results in call order, or null if
-     * the run was cancelled meanwhile.
+     * tools nobody offered, and waits for the engine's results. Each call is handed to the engine under its
+     * execution id (see {@link #executionIdFor}) and its result goes back to the model under the model's own id.
+     * Returns the results in call order, or null if the run was cancelled meanwhile.
      */
-    private @Nullable List<ModelMessage> runTools(List<ToolCall> calls, Map<Integer, StreamingCall> started) {
-        Set<String> announced = started.values().stream().filter(s -> s.announced).map(s -> s.id)
-                .collect(Collectors.toSet());
-        Map<String, CompletableFuture<ToolResult>> waiting = new LinkedHashMap<>();
-        for (ToolCall call : calls) {
-            if (!announced.contains(call.id())) {
-                out.emit(new AgentStreamEvent.ToolCallStart(toolMessageId(call.id()), call.id(), call.name(),
-                        call.arguments()));
+    private @Nullable List<ModelMessage> runTools(List<ToolCall> calls, Map<Integer, StreamingCall> started, int call) {
+        List<String> executions = new ArrayList<>();
+        for (ToolCall toolCall : calls) {
+            StreamingCall streamed = announcedAs(toolCall, started);
+            String executionId;
+            if (streamed != null) {
+                executionId = streamed.executionId;
+            } else {
+                executionId = executionIdFor(toolCall.id(), call);
+                out.emit(new AgentStreamEvent.ToolCallStart(toolMessageId(executionId), executionId, toolCall.name(),
+                        toolCall.arguments()));
             }
-            waiting.put(call.id(), results.computeIfAbsent(call.id(), id -> new CompletableFuture<>()));
-            out.emit(new AgentStreamEvent.ToolCallEnd(call.id()));
-            if (!offered.contains(call.name())) {
-                String error = "no tool named " + call.name() + " is offered";
-                out.emit(new AgentStreamEvent.ToolCallResult(request.runId() + ":result:" + call.id(), call.id(), error,
-                        true));
-                toolResult(new ToolResult(request.runId(), call.id(), error, true));
+            executions.add(executionId);
+            results.computeIfAbsent(executionId, id -> new CompletableFuture<>());
+            out.emit(new AgentStreamEvent.ToolCallEnd(executionId));
+            if (!offered.contains(toolCall.name())) {
+                String error = "no tool named " + toolCall.name() + " is offered";
+                out.emit(new AgentStreamEvent.ToolCallResult(request.runId() + ":result:" + executionId, executionId,
+                        error, true));
+                toolResult(new ToolResult(request.runId(), executionId, error, true));
             }
         }
         List<ModelMessage> answered = new ArrayList<>();
-        for (ToolCall call : calls) {
-            CompletableFuture<ToolResult> result = waiting.get(call.id());
+        for (int i = 0; i < calls.size(); i++) {
+            CompletableFuture<ToolResult> result = results.get(executions.get(i));
             CompletableFuture.anyOf(result, cancelled).join();
             if (cancelled.isDone()) {
                 return null;
             }
             ToolResult got = getNow(result);
-            answered.add(new ModelMessage.ToolResult(call.id(), call.name(), got.result(), got.error()));
+            ToolCall toolCall = calls.get(i);
+            answered.add(new ModelMessage.ToolResult(toolCall.id(), toolCall.name(), got.result(), got.error()));
         }
         return answered;
+    }
+
+    /** The streamed call {@code toolCall} was announced as: the first announced one with its id not yet matched. */
+    private static @Nullable StreamingCall announcedAs(ToolCall toolCall, Map<Integer, StreamingCall> started) {
+        return started.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(Map.Entry::getValue)
+                .filter(s -> s.announced && !s.matched && toolCall.id().equals(s.id)).findFirst()
+                .map(s -> {
+                    s.matched = true;
+                    return s;
+                }).orElse(null);
+    }
+
+    /**
+     * The execution id the engine sees for a call the model named {@code modelId} in model call {@code call}:
+     * the model's id the first time the run sees it, so stored ids stay the model's; for an id the model
+     * repeats (some servers number calls per response, some models echo an earlier id) the id with the model
+     * call's number, {@code call_1-2}, so that the engine runs it again instead of handing back the earlier
+     * result. Unique within the run.
+     */
+    private String executionIdFor(String modelId, int call) {
+        String candidate = modelId;
+        for (int n = 0; !executionIds.add(candidate); n++) {
+            candidate = modelId + "-" + call + (n == 0 ? "" : "-" + n);
+        }
+        return candidate;
+    }
+
+    /** Ends the tool calls a cut-off answer announced, with an error result: they are not run. */
+    private void closeUnfinished(Map<Integer, StreamingCall> started) {
+        for (StreamingCall streamed : started.values()) {
+            if (streamed.announced) {
+                out.emit(new AgentStreamEvent.ToolCallResult(request.runId() + ":result:" + streamed.executionId,
+                        streamed.executionId, "not run: the model's answer was cut off at its length limit", true));
+            }
+        }
+    }
+
+    /** OpenAI-compatible servers say {@code length}; Anthropic and Bedrock {@code max_tokens}; Gemini {@code MAX_TOKENS}. */
+    private static boolean isLengthLimit(String finishReason) {
+        String reason = finishReason.toLowerCase(Locale.ROOT);
+        return reason.equals("length") || reason.equals("max_tokens") || reason.equals("max_output_tokens");
     }
 
     private static ToolResult getNow(CompletableFuture<ToolResult> result) {

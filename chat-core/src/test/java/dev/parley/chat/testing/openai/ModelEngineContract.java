@@ -20,6 +20,7 @@ import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.StatusMessage;
 import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.runtime.HostToolSpec;
@@ -29,12 +30,14 @@ import dev.parley.chat.testing.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
  * The whole engine over a {@link ModelClient} adapter and an OpenAI-compatible server on loopback: host actions and
- * their results, a denied approval, a thread's history and skill prompt on the wire, cancel mid-stream, and a
- * provider failure as the run's error. An adapter's test extends this class once and returns its client from
+ * their results, a tool-call id the model repeats, a denied approval, a thread's history and the system prompts on
+ * the wire, cancel mid-stream, a server that dies mid-answer, an answer cut at the length limit, and a provider
+ * failure as the run's error. An adapter's test extends this class once and returns its client from
  * {@link #client(String)}.
  */
 public abstract class ModelEngineContract extends OpenAiWire {
@@ -52,15 +55,19 @@ public abstract class ModelEngineContract extends OpenAiWire {
     protected abstract ModelClient client(String baseUrl);
 
     private ChatEngine engine() {
+        return engine(baseUrl(), runtime -> runtime);
+    }
+
+    private ChatEngine engine(String modelBaseUrl, UnaryOperator<AgentLoopRuntime.Builder> runtime) {
         return ChatEngine.builder().store(store)
-                .runtime(AgentLoopRuntime.builder(client(baseUrl()))
+                .runtime(runtime.apply(AgentLoopRuntime.builder(client(modelBaseUrl))
                         .systemPrompts(List.of(new SkillOption("support", "Support", "answers customers")),
-                                skill -> "You answer customers of a parcel shop.")
+                                skill -> "You answer customers of a parcel shop."))
                         .build())
                 .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(500)))
                 .hostAction(new HostAction(LOOKUP, call -> {
                     lookups.add(call.arguments());
-                    return "{\"status\":\"shipped\"}";
+                    return call.arguments().contains("43") ? "{\"status\":\"lost\"}" : "{\"status\":\"shipped\"}";
                 }))
                 .hostAction(new HostAction(REFUND, call -> {
                     refunds.add(call.arguments());
@@ -168,8 +175,8 @@ public abstract class ModelEngineContract extends OpenAiWire {
     }
 
     @Test
-    void aRateLimitFailsTheRunWithItsCode() {
-        reply(aResponse().withStatus(429).withHeader("Content-Type", "application/json")
+    void aRateLimitFailsTheRunWithItsCodeAndWhenToRetryWhereTheLibrarySaysIt() {
+        reply(aResponse().withStatus(429).withHeader("Content-Type", "application/json").withHeader("Retry-After", "20")
                 .withBody("{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"));
         try (ChatEngine engine = engine()) {
             String threadId = engine.createThread(ALICE, NewThread.empty()).id();
@@ -177,6 +184,85 @@ public abstract class ModelEngineContract extends OpenAiWire {
 
             assertThat(run.error().code()).isEqualTo("RATE_LIMITED");
             assertThat(run.error().message()).contains("Rate limit reached");
+            if (carriesRetryAfter()) {
+                assertThat(run.error().message()).endsWith("(retry after 20 s)");
+            } else {
+                assertThat(run.error().message()).doesNotContain("retry after");
+            }
+        }
+    }
+
+    /**
+     * Whether the adapter's library hands on a failed response's headers, so that a 429's {@code Retry-After}
+     * reaches the run's error (default yes).
+     */
+    protected boolean carriesRetryAfter() {
+        return true;
+    }
+
+    @Test
+    void aServerThatDiesMidAnswerFailsTheRunAndKeepsThePartialAnswer() throws Exception {
+        try (CutOffServer dying = new CutOffServer(Sse.stream().text("Your parcel ", "left Oslo and is now in").partial());
+                ChatEngine engine = engine(dying.baseUrl(), runtime -> runtime)) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            String runId = engine.startRun(ALICE, threadId, StartRun.of("where?")).runId();
+            Run ended = Await.until(() -> engine.state(ALICE, runId).run(), r -> r.status().isTerminal(), "the end");
+
+            assertThat(ended.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(ended.error().code()).isEqualTo("RUNTIME_UNAVAILABLE");
+            assertThat(answer(ended)).isEqualTo("Your parcel left Oslo and is now in");
+        }
+    }
+
+    @Test
+    void anAnswerCutAtTheLengthLimitSucceedsWithAWarningStatus() {
+        replies(Sse.stream().text("First, the ", "parcel was").finish("length").usage(10, 4).done());
+        try (ChatEngine engine = engine()) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            Run run = until(engine, engine.startRun(ALICE, threadId, StartRun.of("explain")).runId(), RunStatus.SUCCEEDED);
+
+            assertThat(answer(run)).isEqualTo("First, the parcel was");
+            assertThat(store.listStepMessages(List.of(run.id()))).filteredOn(StatusMessage.class::isInstance)
+                    .singleElement().satisfies(m -> {
+                        assertThat(((StatusMessage) m).level()).isEqualTo("warn");
+                        assertThat(((StatusMessage) m).text()).contains("length limit");
+                    });
+        }
+    }
+
+    @Test
+    void aToolCallIdTheModelRepeatsRunsTheActionAgainAndTheModelGetsTheNewResult() {
+        replies(Sse.stream().toolCall(0, "call_0", "lookup_order", "{\"id\":42}").finish("tool_calls").done(),
+                Sse.stream().toolCall(0, "call_0", "lookup_order", "{\"id\":43}").finish("tool_calls").done(),
+                Sse.stream().text("42 shipped, 43 is lost.").finish("stop").done());
+        try (ChatEngine engine = engine()) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            Run run = until(engine, engine.startRun(ALICE, threadId, StartRun.of("orders 42 and 43?")).runId(),
+                    RunStatus.SUCCEEDED);
+
+            assertThat(lookups).containsExactly("{\"id\":42}", "{\"id\":43}");
+            JsonNode messages = requests().get(2).path("messages");
+            assertThat(messages).extracting(m -> m.path("role").asText())
+                    .containsExactly("user", "assistant", "tool", "assistant", "tool");
+            assertThat(messages.get(4).path("tool_call_id").asText()).isEqualTo("call_0");
+            assertThat(messages.get(4).path("content").asText()).isEqualTo("{\"status\":\"lost\"}");
+            assertThat(answer(run)).isEqualTo("42 shipped, 43 is lost.");
+        }
+    }
+
+    @Test
+    void theDefaultSystemPromptGoesFirstAndTheSkillsAfterIt() {
+        reply(sse(Sse.stream().text("Hello.").finish("stop").done()));
+        try (ChatEngine engine = engine(baseUrl(), runtime -> runtime.systemPrompt("You work for Parcel & Co."))) {
+            until(engine, engine.startRun(ALICE, engine.createThread(ALICE, NewThread.empty()).id(), StartRun.of("hi"))
+                    .runId(), RunStatus.SUCCEEDED);
+            until(engine, engine.startRun(ALICE, engine.createThread(ALICE, new NewThread(null, null, "support")).id(),
+                    StartRun.of("hi")).runId(), RunStatus.SUCCEEDED);
+
+            assertMessagesSent(requests().get(0).path("messages"), "[{\"role\":\"system\",\"content\":\"You work for"
+                    + " Parcel & Co.\"},{\"role\":\"user\",\"content\":\"hi\"}]");
+            assertThat(requests().get(1).path("messages").get(0).path("content").asText())
+                    .isEqualTo("You work for Parcel & Co.\n\nYou answer customers of a parcel shop.");
         }
     }
 }

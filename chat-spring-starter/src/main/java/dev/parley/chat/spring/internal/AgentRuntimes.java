@@ -29,6 +29,7 @@ public final class AgentRuntimes {
         }
         AgentLoopRuntime.Builder builder = AgentLoopRuntime.builder(chosen.client())
                 .maxIterations(settings.getMaxIterations())
+                .systemPrompt(settings.getSystemPrompt())
                 .skills(skills);
         if (!settings.getModels().isEmpty()) {
             builder.models(models(settings.getModels()));
