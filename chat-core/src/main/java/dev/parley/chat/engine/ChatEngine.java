@@ -10,6 +10,7 @@ import dev.parley.chat.engine.internal.ThreadExport;
 import dev.parley.chat.engine.internal.InputChecks;
 import dev.parley.chat.engine.internal.RequestChecks;
 import dev.parley.chat.engine.internal.ThreadViews;
+import dev.parley.chat.engine.internal.TrackedScheduler;
 import dev.parley.chat.engine.internal.Turns;
 import dev.parley.chat.engine.internal.RunManager;
 import dev.parley.chat.input.ApprovalAnswer;
@@ -56,6 +57,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -142,11 +144,17 @@ public final class ChatEngine implements AutoCloseable {
         }
         ExecutorService delivery = Executors.newFixedThreadPool(b.deliveryThreads,
                 RunThreads.platformFactory("parley-delivery"));
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, RunThreads.platformFactory("parley-timer"));
-        timers.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        timers.setRemoveOnCancelPolicy(true);
-        ownedExecutors.add(delivery);
+        ScheduledExecutorService timers;
+        if (b.scheduler == null) {
+            ScheduledThreadPoolExecutor owned = new ScheduledThreadPoolExecutor(1, RunThreads.platformFactory("parley-timer"));
+            owned.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+            owned.setRemoveOnCancelPolicy(true);
+            timers = owned;
+        } else {
+            timers = new TrackedScheduler(b.scheduler);
+        }
         ownedExecutors.add(timers);
+        ownedExecutors.add(delivery);
         if (!b.hostActions.isEmpty() && !runtime.capabilities().contains(Capability.HOST_TOOLS)) {
             log.warn("{} host action(s) registered, but the runtime cannot call host actions; they are not offered",
                     b.hostActions.size());
@@ -717,6 +725,7 @@ public final class ChatEngine implements AutoCloseable {
         private @Nullable ChatStore store;
         private Clock clock = Clock.systemUTC();
         private @Nullable ExecutorService executor;
+        private @Nullable ScheduledExecutorService scheduler;
         private int deliveryThreads = DEFAULT_DELIVERY_THREADS;
         private EngineLimits limits = EngineLimits.defaults();
         private DoubleTexting doubleTexting = DoubleTexting.REJECT;
@@ -810,6 +819,20 @@ public final class ChatEngine implements AutoCloseable {
          */
         public Builder executor(ExecutorService value) {
             this.executor = Objects.requireNonNull(value, "executor");
+            return this;
+        }
+
+        /**
+         * Where the engine's timed work runs: a stopped run's grace period, input deadlines, lease renewals and
+         * take-overs, retries of a failed recovery, compaction's hourly check, polls for runs held elsewhere.
+         * Each task is short (longer work is handed to the {@link #executor}). Default: one engine-owned
+         * platform thread, {@code parley-timer}. Together with {@link #clock} this decides the engine's sense of
+         * time: a scheduler that runs tasks when its own clock says so (a virtual-time scheduler, as a
+         * simulation uses) and the matching clock make every deadline follow that time. The engine does not
+         * shut down a scheduler it was given; closing the engine cancels the tasks it still has waiting there.
+         */
+        public Builder scheduler(ScheduledExecutorService value) {
+            this.scheduler = Objects.requireNonNull(value, "scheduler");
             return this;
         }
 

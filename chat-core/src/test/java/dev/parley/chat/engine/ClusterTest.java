@@ -496,4 +496,21 @@ class ClusterTest extends EngineTestSupport {
         assertThat(store.findInput(ticket.runId(), "ask-1").orElseThrow().state())
                 .isEqualTo(dev.parley.chat.input.InputState.ANSWERED);
     }
+
+    /** An engine closed on a scheduler it shares with its host leaves no task of its own behind there. */
+    @Test
+    void anEngineClosedOnASharedSchedulerLeavesNoTaskBehind() {
+        java.util.concurrent.ScheduledThreadPoolExecutor shared = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+        shared.setRemoveOnCancelPolicy(true);
+        try {
+            ChatEngine a = ChatEngine.builder().runtime(ScriptedRuntime.playing(Scripts.instant("hi"))).store(store)
+                    .coordinator(hub.join("a")).scheduler(shared).eventRetention(Duration.ofDays(1)).build();
+            assertThat(shared.getQueue()).as("lease renewal, take-overs, compaction").isNotEmpty();
+            a.close();
+            assertThat(shared.getQueue()).isEmpty();
+            assertThat(shared.isShutdown()).as("the host's scheduler goes on").isFalse();
+        } finally {
+            shared.shutdownNow();
+        }
+    }
 }

@@ -428,4 +428,63 @@ class FailurePathTest extends EngineTestSupport {
             }
         };
     }
+
+    /**
+     * Found by the simulation: a start whose store write took effect although the call failed (the commit
+     * happened, its answer was lost) left a RUNNING run that nothing would ever end, and the thread refused
+     * every later message. The caller is told the start failed, and the stored run ends FAILED at once.
+     */
+    @Test
+    void aStartStoredDespiteAFailedWriteEndsAndLeavesTheThreadFree() {
+        java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("write") && !((StoreBatch) args[0]).runs().isEmpty() && loseTheAnswer.getAndSet(false)) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+            }
+            return result;
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+
+        assertCode(ErrorCode.STORE_FAILURE, () -> engine.startRun(ALICE, threadId, StartRun.of("hello")));
+        List<Run> stored = real.findThreadRuns(threadId, EnumSet.allOf(RunStatus.class));
+        assertThat(stored).hasSize(1);
+        assertThat(stored.get(0).status()).isEqualTo(RunStatus.FAILED);
+        assertThat(stored.get(0).error().code()).isEqualTo("STORE_FAILURE");
+        RunTicket next = engine.startRun(ALICE, threadId, StartRun.of("hello again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * Found by the simulation: an answer whose store call took effect although it failed stayed ANSWERED and
+     * never reached the runtime; sending it again was REPLAYED without delivering it, and the run waited for
+     * good. Now the store is read back, and an answer stored but not delivered while the run waits is
+     * delivered.
+     */
+    @Test
+    void anAnswerStoredDespiteAFailedCallStillReachesTheRuntime() {
+        java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("answerInput") && loseTheAnswer.getAndSet(false)) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+            }
+            return result;
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+        awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+
+        assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")))
+                .isIn(AnswerResult.ACCEPTED, AnswerResult.REPLAYED);
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime.answers()).hasSize(1);
+        assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.REPLAYED);
+        assertThat(runtime.answers()).hasSize(1);
+    }
 }

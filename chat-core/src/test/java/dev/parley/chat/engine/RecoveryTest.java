@@ -201,4 +201,33 @@ class RecoveryTest extends EngineTestSupport {
         assertThat(((AssistantMessage) store.findMessage(working.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("Partial answer");
     }
+
+    /**
+     * A subscriber still open when its engine closes is told so (it would otherwise wait for good): here one
+     * following a run that waits for an answer, which the closing engine leaves for the next one to re-attach.
+     * It gets an error saying where to continue, and continues there after a restart.
+     */
+    @Test
+    void aSubscriberOpenWhenTheEngineClosesIsToldAndContinuesOnTheNextEngine() {
+        ChatEngine first = engine(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome"))));
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("plan"));
+        awaitRun(first, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        EventCollector following = EventCollector.unbounded().subscribeTo(first.subscribe(ALICE, ticket.runId(), 0));
+        following.awaitCount(3);
+
+        first.close();
+        following.awaitDone();
+        assertThat(following.completed()).isFalse();
+        assertThat(following.error()).isInstanceOfSatisfying(dev.parley.chat.ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.RUNTIME_UNAVAILABLE));
+        long cursor = following.events().get(following.events().size() - 1).seq();
+
+        ChatEngine next = engine(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome"))));
+        EventCollector continued = EventCollector.unbounded().subscribeTo(next.subscribe(ALICE, ticket.runId(), cursor));
+        next.cancel(ALICE, ticket.runId());
+        continued.awaitDone();
+        assertThat(continued.completed()).isTrue();
+        assertThat(continued.events()).first().satisfies(e -> assertThat(e.seq()).isGreaterThan(cursor));
+    }
 }

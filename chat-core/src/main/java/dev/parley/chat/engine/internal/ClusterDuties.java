@@ -190,12 +190,22 @@ final class ClusterDuties {
         }
     }
 
+    /** A replayed answer stays stored: it may have reached the runtime before; a retry asks the holder again. */
+    private void takeBackUnlessReplayed(Run run, String inputId, boolean replayed) {
+        if (!replayed) {
+            manager.takeBackAnswer(run.id(), inputId, null);
+        }
+    }
+
     /**
      * Has the instance holding the run deliver the answer this instance stored, and waits for its reply.
      * Without a reply in time the answer is taken back (the person may try again; should the holder deliver
      * it late after all, it marks it answered again and refuses the retry).
+     *
+     * @param replayed the same answer was stored before: the holder delivers it only if its run still waits
+     *     for it (REPLAYED either way)
      */
-    AnswerResult answerElsewhere(Run run, String inputId) {
+    AnswerResult answerElsewhere(Run run, String inputId, boolean replayed) {
         ControlMessage request = new ControlMessage(ControlMessage.Kind.ANSWER, run.id(), UUID.randomUUID().toString(),
                 ctx.coordinator.instanceId(), inputId, null);
         CompletableFuture<ControlMessage> reply = new CompletableFuture<>();
@@ -204,24 +214,27 @@ final class ClusterDuties {
             ctx.coordinator.send(request);
             ControlMessage outcome = reply.get(ctx.controlTimeout.toMillis(), TimeUnit.MILLISECONDS);
             if (ControlMessage.ALREADY_ANSWERED.equals(outcome.error())) {
+                if (replayed) {
+                    return AnswerResult.REPLAYED;
+                }
                 throw ChatException.conflict("the input was already answered");
             }
             if (outcome.error() != null) {
-                manager.takeBackAnswer(run.id(), inputId, null);
+                takeBackUnlessReplayed(run, inputId, replayed);
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                         "the answer could not reach the runtime: " + outcome.error());
             }
-            return AnswerResult.ACCEPTED;
+            return replayed ? AnswerResult.REPLAYED : AnswerResult.ACCEPTED;
         } catch (TimeoutException e) {
-            manager.takeBackAnswer(run.id(), inputId, null);
+            takeBackUnlessReplayed(run, inputId, replayed);
             throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                     "no instance holding the run took the answer in time; try again");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            manager.takeBackAnswer(run.id(), inputId, null);
+            takeBackUnlessReplayed(run, inputId, replayed);
             throw new ChatException(ErrorCode.INTERNAL, "interrupted while delivering the answer");
         } catch (ExecutionException e) {
-            manager.takeBackAnswer(run.id(), inputId, null);
+            takeBackUnlessReplayed(run, inputId, replayed);
             throw new ChatException(ErrorCode.INTERNAL, "delivering the answer failed", e.getCause());
         } finally {
             pendingReplies.remove(request.correlationId());

@@ -47,6 +47,8 @@ public final class EngineContext {
     final RunCoordinator coordinator;
     final Duration leaseTimeout;
     final Duration controlTimeout;
+    /** Every subscription still open, to be told when the engine closes. */
+    final Set<LiveSubscription> subscriptions = ConcurrentHashMap.newKeySet();
     /** Subscribers waiting for runs held by other instances, woken by progress notices. */
     final ConcurrentMap<String, Set<LiveSubscription>> remoteTails = new ConcurrentHashMap<>();
 

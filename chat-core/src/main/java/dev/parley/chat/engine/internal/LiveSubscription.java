@@ -44,6 +44,8 @@ final class LiveSubscription implements Flow.Subscription {
     private volatile boolean cancelled;
     private volatile boolean done;
     private volatile @Nullable Throwable protocolError;
+    /** Set when the engine closes: the subscriber is told, to subscribe again elsewhere from its cursor. */
+    private volatile boolean engineClosed;
     /** The seq of the last event delivered; touched only inside {@link #drain()}. */
     private long cursor;
     /** {@link #cursor} as other threads see it, after each delivered batch. */
@@ -60,6 +62,7 @@ final class LiveSubscription implements Flow.Subscription {
 
     /** Called once the subscriber has its subscription. */
     void start() {
+        ctx.subscriptions.add(this);
         ctx.listener.subscriberOpened(runId);
         ActiveRun run = ctx.activeRuns.get(runId);
         if (run != null) {
@@ -106,6 +109,15 @@ final class LiveSubscription implements Flow.Subscription {
         }
     }
 
+    /**
+     * The engine is closing: the subscriber gets an error (RUNTIME_UNAVAILABLE, with its cursor in the message)
+     * on a delivery thread, and may subscribe again from its cursor on another instance or a new engine.
+     */
+    void engineClosing() {
+        engineClosed = true;
+        schedule();
+    }
+
     /** New events are visible in the log. Called on the appending thread: must stay cheap. */
     void signal() {
         if (done || cancelled) {
@@ -144,6 +156,10 @@ final class LiveSubscription implements Flow.Subscription {
                 return;
             }
             long wanted = demand.get();
+            if (wanted == 0 && engineClosed) {
+                terminateClosed();
+                return;
+            }
             if (wanted == 0) {
                 RunLog target = runLog;
                 if (target != null && target.visibleSeq() - cursor > ctx.limits.subscriberLagLimit()) {
@@ -169,6 +185,10 @@ final class LiveSubscription implements Flow.Subscription {
                     terminate(null);
                     return;
                 }
+                if (engineClosed) {
+                    terminateClosed();
+                    return;
+                }
                 if (fetch.poll) {
                     schedulePoll();
                 }
@@ -178,6 +198,11 @@ final class LiveSubscription implements Flow.Subscription {
                 return;
             }
         }
+    }
+
+    private void terminateClosed() {
+        terminate(new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the engine closed; subscribe to run " + runId
+                + " again after seq " + cursor));
     }
 
     /** @return true when the terminal event was delivered (the subscription is over) */
@@ -302,6 +327,7 @@ final class LiveSubscription implements Flow.Subscription {
     }
 
     private void close() {
+        ctx.subscriptions.remove(this);
         RunLog target = runLog;
         if (target != null) {
             target.detach(this);

@@ -86,14 +86,14 @@ public final class RunManager implements RunHost {
 
     /**
      * Stops every run of a thread that is queued or active (on this instance or, through the coordinator,
-     * another) and waits up to {@code patience} for them to end.
+     * another) and waits up to {@code patience}, by the engine's clock, for them to end.
      */
     private void stopThread(String threadId, Duration patience) {
         for (Run run : ctx.store.findThreadRuns(threadId, ACTIVE)) {
             cancel(run);
         }
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (System.nanoTime() < deadline && (isThreadBusy(threadId)
+        long deadline = ctx.clock.millis() + patience.toMillis();
+        while (ctx.clock.millis() < deadline && (isThreadBusy(threadId)
                 || !ctx.store.findThreadRuns(threadId, ACTIVE).isEmpty())) {
             if (!StoreRetry.pause(20)) {
                 return;
@@ -162,6 +162,7 @@ public final class RunManager implements RunHost {
                 if (e.code() == ErrorCode.CONFLICT) {
                     throw busyThread(strategy);
                 }
+                endIfStoredAnyway(created, e);
                 throw e;
             }
             ctx.activeRuns.put(run.id(), created);
@@ -182,6 +183,27 @@ public final class RunManager implements RunHost {
         }
         return new RunTicket(run.id(), threadId, run.userMessageId(), run.assistantMessageId(),
                 busy ? RunStatus.QUEUED : RunStatus.RUNNING);
+    }
+
+    /**
+     * A start whose store write failed may have been stored all the same (the commit happened, its answer was
+     * lost): the caller is told the start failed, so a run stored anyway must not hold the thread — it ends
+     * FAILED at once. When the store cannot say, it is asked again shortly.
+     */
+    private void endIfStoredAnyway(ActiveRun created, ChatException failure) {
+        String runId = created.runId();
+        Optional<Run> stored;
+        try {
+            stored = ctx.store.findRun(runId);
+        } catch (RuntimeException unreadable) {
+            ctx.timers.schedule(() -> endIfStoredAnyway(created, failure), 1, java.util.concurrent.TimeUnit.SECONDS);
+            return;
+        }
+        if (stored.isPresent() && !stored.get().status().isTerminal() && !created.hasEnded()) {
+            log.warn("Run {}: its start failed ({}), but the store holds it; ending it", runId, failure.getMessage());
+            created.end(new dev.parley.chat.event.AgentStreamEvent.RunFailed(ErrorCode.STORE_FAILURE.name(),
+                    "the store failed while the run was starting; it did not start"));
+        }
     }
 
     /**
@@ -356,13 +378,10 @@ public final class RunManager implements RunHost {
 
     private AnswerResult answerNow(Run run, PendingInput input, InputAnswer answer) {
         String inputId = input.inputId();
-        ActiveRun active = ctx.activeRuns.get(run.id());
-        AnswerOutcome outcome = ctx.store.answerInput(run.id(), inputId, answer, ctx.now());
+        AnswerOutcome outcome = storeAnswer(run.id(), inputId, answer);
         switch (outcome) {
             case NOT_FOUND:
                 throw ChatException.notFound("input", inputId);
-            case REPLAYED:
-                return AnswerResult.REPLAYED;
             case CONFLICT:
                 throw ChatException.conflict(switch (ctx.store.findInput(run.id(), inputId).map(PendingInput::state)
                         .orElse(InputState.CANCELLED)) {
@@ -373,10 +392,17 @@ public final class RunManager implements RunHost {
             default:
                 break;
         }
+        // REPLAYED: the same answer is stored. It may never have reached the runtime (an earlier call's store
+        // write took effect, but its answer was lost): while the run still waits for it, it is delivered now.
+        boolean replayed = outcome == AnswerOutcome.REPLAYED;
+        ActiveRun active = ctx.activeRuns.get(run.id());
         if (active == null && ctx.clustered() && !run.status().isTerminal()) {
-            return cluster.answerElsewhere(run, inputId);
+            return cluster.answerElsewhere(run, inputId, replayed);
         }
         if (active == null || active.hasEnded()) {
+            if (replayed) {
+                return AnswerResult.REPLAYED;
+            }
             takeBackAnswer(run.id(), inputId, active);
             throw ChatException.conflict("the run no longer waits for this answer");
         }
@@ -384,14 +410,44 @@ public final class RunManager implements RunHost {
         try {
             delivery = active.deliverAnswer(input, answer);
         } catch (RuntimeException e) {
+            if (replayed && active.hasEnded()) {
+                return AnswerResult.REPLAYED;
+            }
             takeBackAnswer(run.id(), inputId, active);
             throw e instanceof ChatException ? (ChatException) e
                     : new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the answer could not reach the runtime", e);
         }
         if (delivery == ActiveRun.Delivery.ALREADY_ANSWERED) {
+            if (replayed) {
+                return AnswerResult.REPLAYED;
+            }
             throw ChatException.conflict("the input was already answered");
         }
-        return AnswerResult.ACCEPTED;
+        return replayed ? AnswerResult.REPLAYED : AnswerResult.ACCEPTED;
+    }
+
+    /**
+     * Stores the answer. A store call that fails may have taken effect all the same (its commit happened, its
+     * answer was lost): what the store holds is read back, and the same answer found stored is REPLAYED.
+     */
+    private AnswerOutcome storeAnswer(String runId, String inputId, InputAnswer answer) {
+        try {
+            return ctx.store.answerInput(runId, inputId, answer, ctx.now());
+        } catch (ChatException e) {
+            if (e.code() != ErrorCode.STORE_FAILURE) {
+                throw e;
+            }
+            Optional<PendingInput> stored;
+            try {
+                stored = ctx.store.findInput(runId, inputId);
+            } catch (RuntimeException unreadable) {
+                throw e;
+            }
+            if (stored.filter(p -> p.state() == InputState.ANSWERED && answer.equals(p.answer())).isPresent()) {
+                return AnswerOutcome.REPLAYED;
+            }
+            throw e;
+        }
     }
 
     /**
@@ -467,7 +523,8 @@ public final class RunManager implements RunHost {
     /**
      * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable input and
      * queued runs stay for the next engine (with other instances, their leases are released so that one of
-     * them takes the runs over at once).
+     * them takes the runs over at once); every subscriber still open is told the engine closed (an error,
+     * after every event it was owed from this engine's memory), so it can subscribe again from its cursor.
      */
     public void close() {
         synchronized (ctx.lanes) {
@@ -491,6 +548,7 @@ public final class RunManager implements RunHost {
             run.forceEnd(RunStatus.INTERRUPTED, "the host shut down while the run was active");
         }
         ctx.writer.close();
+        new ArrayList<>(ctx.subscriptions).forEach(LiveSubscription::engineClosing);
         if (ctx.clustered() && !leftBehind.isEmpty()) {
             try {
                 ctx.store.leaseRuns(ctx.coordinator.instanceId(), leftBehind, ctx.now().minusMillis(1));
