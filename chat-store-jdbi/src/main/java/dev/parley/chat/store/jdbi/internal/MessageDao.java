@@ -121,8 +121,6 @@ public interface MessageDao {
             + "WHERE c.id = :afterId AND c.thread_id = :threadId AND c.top_level = TRUE) "
             + "ORDER BY save_order LIMIT :limit";
 
-    String DELETE_OF_THREAD = "DELETE FROM parley_messages WHERE thread_id = :threadId";
-
     /** The interface to attach on a database. */
     static Class<? extends MessageDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -251,10 +249,6 @@ public interface MessageDao {
     default List<String> topLevelPageAfter(String threadId, @Nullable String afterMessageId, int limit) {
         return afterMessageId == null ? firstTopLevel(threadId, limit) : topLevelAfter(threadId, afterMessageId, limit);
     }
-
-    /** Deletes a thread's messages. */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
 
     /** A stored message; one that cannot be read (corrupt, or of a type this version does not know) is a store failure. */
     static Message decode(String body) {

@@ -87,6 +87,9 @@ public interface RunDao {
 
     String HELD_LEASES = "SELECT id FROM parley_runs WHERE id IN (<runIds>) AND lease_owner = :instanceId";
 
+    /** Which of these runs are stored (after a batch failed on a foreign key: which runs are gone?). */
+    String STORED_RUN_IDS = "SELECT id FROM parley_runs WHERE id IN (<runIds>)";
+
     /** Takes an active run over if its lease expired or it has none; the row count says whether it worked. */
     String TAKE_OVER_RUN = "UPDATE parley_runs SET lease_owner = :instanceId, lease_until = :until "
             + "WHERE id = :runId AND status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
@@ -109,11 +112,6 @@ public interface RunDao {
             + "ORDER BY finished_at, save_order LIMIT :limit";
 
     String MARK_COMPACTED = "UPDATE parley_runs SET events_compacted_at = :at WHERE id = :runId";
-
-    /** The ids of a thread's runs, for the deletes of what belongs to them. */
-    String RUNS_OF_THREAD = "(SELECT r.id FROM parley_runs r WHERE r.thread_id = :threadId)";
-
-    String DELETE_OF_THREAD = "DELETE FROM parley_runs WHERE thread_id = :threadId";
 
     /** The interface to attach on a database. */
     static Class<? extends RunDao> of(Dialect dialect) {
@@ -166,10 +164,6 @@ public interface RunDao {
         return statuses.isEmpty() ? List.of() : findOfThreadByStatusNames(threadId, names(statuses));
     }
 
-    /** Deletes a thread's runs. */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
-
     // ------------------------------------------------------------------ compaction
 
     @SqlQuery(FIND_RUNS_TO_COMPACT)
@@ -193,8 +187,21 @@ public interface RunDao {
     // ------------------------------------------------------------------ leases
 
     /** Sets leases (one JDBC batch). */
+    /** Sets the leases (one JDBC batch); each count is 0 where the run is not stored. */
     @SqlBatch(SET_LEASE)
-    void setLeases(@BindRow(LeaseColumns.class) List<RunLease> leases);
+    int[] setLeases(@BindRow(LeaseColumns.class) List<RunLease> leases);
+
+    @SqlQuery(STORED_RUN_IDS)
+    List<String> storedIdsOf(@BindList List<String> runIds);
+
+    /** Which of these runs are stored (long id lists are read in chunks). */
+    default Set<String> storedIds(Collection<String> runIds) {
+        Set<String> stored = new HashSet<>();
+        for (List<String> chunk : InLists.chunks(runIds)) {
+            stored.addAll(storedIdsOf(chunk));
+        }
+        return stored;
+    }
 
     @SqlUpdate(RENEW_LEASES)
     void renew(String instanceId, long until, @BindList List<String> runIds);
