@@ -22,7 +22,6 @@ import dev.parley.chat.store.ThreadGoneException;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
-import dev.parley.chat.store.jdbi.internal.Deadlocks;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.EventRows;
 import dev.parley.chat.store.jdbi.internal.ForeignKeyViolations;
@@ -40,8 +39,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -81,9 +78,6 @@ import org.jspecify.annotations.Nullable;
  * connection it takes to auto-commit and back before giving it back, and never joins a host transaction.
  */
 public final class JdbiChatStore implements ChatStore {
-    /** How often {@link #deleteThread} is tried when the database breaks a deadlock by failing it. */
-    private static final int DELETE_ATTEMPTS = 3;
-
     private final StoreDatabase db;
     private final BatchWrite batchWrite;
 
@@ -145,26 +139,17 @@ public final class JdbiChatStore implements ChatStore {
      * as they were, is checkpointed and truncated, so the file keeps no copy (see the README, "Erasure").
      * On PostgreSQL the deleted rows stay in the table files until a VACUUM: {@link #reclaimErasedSpace}.
      *
-     * <p>On PostgreSQL a batch of the thread's run committing at the same moment may hold a row the cascade
-     * must delete while it waits for the thread's row: PostgreSQL breaks such a deadlock by failing one of
-     * the two. If it fails the delete, the delete is tried again (up to {@value #DELETE_ATTEMPTS} times);
-     * the batch then either committed before it (and its rows go with the thread) or fails after it.
+     * <p>A batch of the thread's run racing the delete either commits first (its rows go with the thread)
+     * or fails after it with {@link ThreadGoneException}; on PostgreSQL the batch locks each thread's row
+     * before its runs' and messages' rows, in the order the delete takes them, so the two never deadlock.
      */
     @Override
     public boolean deleteThread(String threadId) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                boolean deleted = db.write("deleting a thread", dao -> dao.threads().delete(threadId) > 0);
-                if (deleted) {
-                    db.dialect().afterErase(db);
-                }
-                return deleted;
-            } catch (ChatException e) {
-                if (attempt == DELETE_ATTEMPTS || !Deadlocks.any(e)) {
-                    throw e;
-                }
-            }
+        boolean deleted = db.write("deleting a thread", dao -> dao.threads().delete(threadId) > 0);
+        if (deleted) {
+            db.dialect().afterErase(db);
         }
+        return deleted;
     }
 
     /**
@@ -311,7 +296,7 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void reserveSeq(String runId, long upTo) {
-        gone(() -> db.write("reserving seqs", dao -> dao.events().reserveSeq(runId, upTo)),
+        ForeignKeyViolations.asNotFound(() -> db.write("reserving seqs", dao -> dao.events().reserveSeq(runId, upTo)),
                 cause -> new ThreadGoneException(Set.of(runId), cause));
     }
 
@@ -393,7 +378,7 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void rememberApproval(String threadId, String toolName, Instant at) {
-        gone(() -> db.write("remembering an approval",
+        ForeignKeyViolations.asNotFound(() -> db.write("remembering an approval",
                 dao -> dao.inputs().rememberApproval(threadId, toolName, at.toEpochMilli())),
                 cause -> new ChatException(ErrorCode.NOT_FOUND, "thread not found: " + threadId, cause));
     }
@@ -408,7 +393,7 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void saveFeedback(Feedback feedback) {
-        gone(() -> db.write("saving feedback", dao -> dao.feedback().save(feedback)),
+        ForeignKeyViolations.asNotFound(() -> db.write("saving feedback", dao -> dao.feedback().save(feedback)),
                 cause -> new ChatException(ErrorCode.NOT_FOUND, "thread not found: " + feedback.threadId(), cause));
     }
 
@@ -427,7 +412,7 @@ public final class JdbiChatStore implements ChatStore {
     @Override
     public HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments,
             Instant at) {
-        return gone(() -> db.write("claiming a host action",
+        return ForeignKeyViolations.asNotFound(() -> db.write("claiming a host action",
                 dao -> dao.hostActions().claim(runId, executionId, name, arguments, at)),
                 cause -> new ThreadGoneException(Set.of(runId), cause));
     }
@@ -439,21 +424,6 @@ public final class JdbiChatStore implements ChatStore {
                         || dao.hostActions().find(runId, executionId).isPresent());
         if (!stored) {
             throw new ThreadGoneException(Set.of(runId));
-        }
-    }
-
-    /**
-     * A single write whose row belongs to a thread or run: a foreign key failing (the thread or run is gone)
-     * becomes {@code notFound}'s exception (NOT_FOUND), with the violation as its cause.
-     */
-    private static <T> T gone(Supplier<T> write, Function<Throwable, ChatException> notFound) {
-        try {
-            return write.get();
-        } catch (ChatException e) {
-            if (ForeignKeyViolations.any(e)) {
-                throw notFound.apply(e);
-            }
-            throw e;
         }
     }
 

@@ -36,8 +36,9 @@ public final class BatchWrite {
     /**
      * Stores a batch in one transaction (see {@link dev.parley.chat.store.ChatStore#write}).
      *
-     * <p>A row of a thread or run that does not exist fails its statement on a foreign key (a lease, an
-     * update, by its count), and the transaction rolls back. Only then does a read of their own find which
+     * <p>A row of a thread or run that does not exist fails its statement on a foreign key (a lease, and on
+     * PostgreSQL a run or message, which is written from its thread's locked row: by its count of 0), and
+     * the transaction rolls back. Only then does a read of their own find which
      * of the batch's runs are gone, for the {@link ThreadGoneException}: a batch that stores costs no query
      * more.
      *
@@ -118,11 +119,15 @@ public final class BatchWrite {
         if (!batch.threadTouches().isEmpty()) {
             dao.threads().touch(batch.threadTouches());
         }
+        Set<String> threadGone = new LinkedHashSet<>();
         if (!encoded.runs().isEmpty()) {
-            dao.runs().upsert(encoded.runs());
+            threadGone.addAll(dao.runs().upsert(encoded.runs()));
         }
         if (!encoded.messages().isEmpty()) {
-            dao.messages().upsert(encoded.messages());
+            threadGone.addAll(dao.messages().upsert(encoded.messages()));
+        }
+        if (!threadGone.isEmpty()) {
+            throw new ThreadGoneException(threadGone);
         }
         if (!encoded.events().isEmpty()) {
             List<EventRows.Row> rows = encoded.events().rows(dao.events());

@@ -79,10 +79,15 @@ public enum Dialect {
          */
         @Override
         public void afterErase(StoreDatabase db) {
-            db.writeWithoutTransaction("checkpointing the write-ahead log after a delete", h -> {
-                truncateWal(h);
-                return null;
-            });
+            try {
+                db.writeWithoutTransaction("checkpointing the write-ahead log after a delete", h -> {
+                    truncateWal(h);
+                    return null;
+                });
+            } catch (ChatException e) {
+                log.warn("The SQLite write-ahead log could not be checkpointed after a delete (the delete is "
+                        + "committed): until the next checkpoint it may still hold deleted content", e);
+            }
         }
 
         @Override
@@ -225,7 +230,10 @@ public enum Dialect {
     public void initialise(Handle handle) {
     }
 
-    /** Run after a thread's rows were deleted and committed: what the database must do so that no copy is left. */
+    /**
+     * Run after a thread's rows were deleted and committed: what the database must do so that no copy is
+     * left. Never throws: a failure is logged (the delete stands).
+     */
     public void afterErase(StoreDatabase db) {
     }
 

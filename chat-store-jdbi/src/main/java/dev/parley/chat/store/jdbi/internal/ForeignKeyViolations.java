@@ -1,6 +1,9 @@
 package dev.parley.chat.store.jdbi.internal;
 
+import dev.parley.chat.ChatException;
 import java.sql.SQLException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Reading whether a failed statement broke a foreign key (a row of a thread or run that does not exist,
@@ -16,6 +19,22 @@ public final class ForeignKeyViolations {
      */
     public static boolean any(Throwable failure) {
         return UniqueViolations.any(failure, ForeignKeyViolations::isViolation);
+    }
+
+    /**
+     * Runs a single write whose row belongs to a thread or run: its foreign key failing (the thread or run
+     * is gone) becomes {@code notFound}'s exception, NOT_FOUND with the violation as its cause; any other
+     * failure passes as it is.
+     */
+    public static <T> T asNotFound(Supplier<T> write, Function<Throwable, ChatException> notFound) {
+        try {
+            return write.get();
+        } catch (ChatException e) {
+            if (any(e)) {
+                throw notFound.apply(e);
+            }
+            throw e;
+        }
     }
 
     private static boolean isViolation(SQLException e) {
