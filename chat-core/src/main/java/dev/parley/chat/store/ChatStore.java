@@ -26,8 +26,17 @@ import org.jspecify.annotations.Nullable;
  * <p>The engine checks ownership and input before it calls a store; a store trusts its arguments, but
  * keeps its own invariants (an event's {@code (runId, seq)} is stored once; an input is answered once).
  * Every method is thread-safe. Failures are {@link dev.parley.chat.ChatException}s with
- * {@code STORE_FAILURE} (or {@code CONFLICT} where stated). Implementations must pass the contract suite
- * {@code dev.parley.chat.store.ChatStoreContract} from chat-core's test-jar.
+ * {@code STORE_FAILURE} (or {@code CONFLICT} or {@code NOT_FOUND} where stated). Implementations must pass
+ * the contract suite {@code dev.parley.chat.store.ChatStoreContract} from chat-core's test-jar.
+ *
+ * <h2>Deletion is final</h2>
+ * Every row belongs to a thread: a run and a message to their thread; an event, a pending input, a seq
+ * reservation, a lease and a host-action execution to their run; feedback and remembered approvals to their
+ * thread. {@link #deleteThread} removes all of them at once, and no write brings any of them back: a write
+ * of a row whose thread (or, for a run's rows, whose run) does not exist stores nothing and fails with
+ * {@code NOT_FOUND} ({@link ThreadGoneException} where it names runs), or returns its documented
+ * "not found" value. Only a {@link ThreadTouch} of a missing thread is silently ignored. Messages may be
+ * stored before their run; a run's other rows may not.
  */
 public interface ChatStore extends AutoCloseable {
 
@@ -53,7 +62,14 @@ public interface ChatStore extends AutoCloseable {
      */
     boolean updateThread(ChatThread thread);
 
-    /** Deletes a thread with its messages, runs, events, inputs, remembered approvals, feedback and host actions. */
+    /**
+     * Deletes a thread with every row that belongs to it — its messages, runs, events, pending inputs, seq
+     * reservations, leases, remembered approvals, feedback, host-action executions and search index entries —
+     * atomically. Afterwards no write stores a row of it again (see "Deletion is final" above); a thread
+     * created later with the same id starts empty.
+     *
+     * @return false if the thread did not exist (nothing changes)
+     */
     boolean deleteThread(String threadId);
 
     // ---- the batched write
@@ -66,6 +82,13 @@ public interface ChatStore extends AutoCloseable {
      *
      * <p>All or nothing: when it throws, nothing of the batch is stored.
      *
+     * <p>A batch holding a row of a thread that does not exist (a run or a message of it, or a row of one of
+     * its runs: an event, a pending input, a seq reservation or a lease), or a row of a run that neither is
+     * stored nor comes with the batch, is refused whole with {@link ThreadGoneException} naming those runs:
+     * a run still writing while its thread is deleted cannot bring the thread's data back. A touch of a
+     * missing thread is ignored.
+     *
+     * @throws ThreadGoneException (NOT_FOUND) if a row of the batch belongs to a thread or run that does not exist
      * @throws LeaseLostException if the batch is {@linkplain StoreBatch#fence() fenced} and another instance
      *     holds the lease of a run in it
      * @throws dev.parley.chat.ChatException CONFLICT if the batch would leave a thread with two runs that are
@@ -160,6 +183,8 @@ public interface ChatStore extends AutoCloseable {
     /**
      * Durably records that seqs up to {@code upTo} may have been handed out for this run, so that after a
      * crash new events are numbered above every seq a client may hold. Never lowers the mark.
+     *
+     * @throws ThreadGoneException (NOT_FOUND) if the run is not stored (its thread was deleted); nothing is stored
      */
     void reserveSeq(String runId, long upTo);
 
@@ -190,7 +215,8 @@ public interface ChatStore extends AutoCloseable {
     /**
      * Answers an input if it is pending, atomically (two hosts racing to answer the same input get one
      * ACCEPTED). The same answer again is REPLAYED; any other answer after that, or an answer to an input
-     * that expired or was cancelled, is a CONFLICT. The store does not check the answer's shape.
+     * that expired or was cancelled, is a CONFLICT; an unknown input (its thread deleted, say) is NOT_FOUND.
+     * The store does not check the answer's shape.
      */
     AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at);
 
@@ -210,7 +236,11 @@ public interface ChatStore extends AutoCloseable {
 
     // ---- approvals remembered per thread ("allow for this conversation")
 
-    /** Remembers that calls of {@code toolName} in this thread need no more approval. Idempotent. */
+    /**
+     * Remembers that calls of {@code toolName} in this thread need no more approval. Idempotent.
+     *
+     * @throws dev.parley.chat.ChatException NOT_FOUND if the thread does not exist; nothing is remembered
+     */
     void rememberApproval(String threadId, String toolName, Instant at);
 
     /** True if {@link #rememberApproval} was called for this thread and tool. */
@@ -218,7 +248,11 @@ public interface ChatStore extends AutoCloseable {
 
     // ---- feedback
 
-    /** Inserts or replaces the owner's feedback on a message. */
+    /**
+     * Inserts or replaces the owner's feedback on a message.
+     *
+     * @throws dev.parley.chat.ChatException NOT_FOUND if the feedback's thread does not exist; nothing is stored
+     */
     void saveFeedback(Feedback feedback);
 
     Optional<Feedback> findFeedback(String messageId, String ownerId);
@@ -231,10 +265,16 @@ public interface ChatStore extends AutoCloseable {
     /**
      * Returns the execution {@code (runId, executionId)}, creating it if absent ({@code claimedNow} tells
      * which). Atomic: of concurrent callers exactly one sees {@code claimedNow}.
+     *
+     * @throws ThreadGoneException (NOT_FOUND) if the run is not stored (its thread was deleted); nothing is stored
      */
     HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments, Instant at);
 
-    /** Records a claimed execution's result. */
+    /**
+     * Records a claimed execution's result; an execution completed before keeps its first result.
+     *
+     * @throws ThreadGoneException (NOT_FOUND) if the execution is not stored (its run or thread was deleted)
+     */
     void completeHostAction(String runId, String executionId, String result, boolean error, Instant at);
 
     // ---- leases (several host instances on one store)

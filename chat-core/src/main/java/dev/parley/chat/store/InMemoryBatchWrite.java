@@ -9,6 +9,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -17,7 +18,8 @@ import java.util.Set;
 
 /**
  * {@link InMemoryChatStore}'s {@link ChatStore#write}: the checks that may refuse a batch, all made before
- * anything is stored (the fence, one active run per thread, client message ids), then each kind of the
+ * anything is stored (the fence, every row's thread and run, one active run per thread, client message ids),
+ * then each kind of the
  * batch stored by its part, in this order: touches, runs, messages, events, inputs, seq reservations,
  * leases. Not thread-safe: the store calls it under its one lock, which makes the batch atomic.
  */
@@ -38,10 +40,12 @@ final class InMemoryBatchWrite {
      * Stores the batch, or nothing of it.
      *
      * @throws LeaseLostException if the batch is fenced and another instance holds the lease of a run in it
+     * @throws ThreadGoneException if a row belongs to a thread or run that does not exist
      * @throws ChatException CONFLICT for a second active run of a thread or a repeated client message id
      */
     void write(StoreBatch batch) {
         checkFence(batch);
+        checkThreadsExist(batch);
         checkOneActiveRunPerThread(batch);
         checkClientMessageIds(batch);
         for (ThreadTouch touch : batch.threadTouches()) {
@@ -80,6 +84,40 @@ final class InMemoryBatchWrite {
         }
         if (!lost.isEmpty()) {
             throw new LeaseLostException(lost);
+        }
+    }
+
+    /**
+     * Refuses a batch with a run or message of a missing thread, or an event, input, seq reservation or lease
+     * of a run that is neither stored nor in the batch (with an existing thread): a deleted thread stays deleted.
+     */
+    private void checkThreadsExist(StoreBatch batch) {
+        Set<String> gone = new LinkedHashSet<>();
+        Set<String> batchRuns = new HashSet<>();
+        for (Run run : batch.runs()) {
+            if (threads.exists(run.threadId())) {
+                batchRuns.add(run.id());
+            } else {
+                gone.add(run.id());
+            }
+        }
+        for (Message message : batch.messages()) {
+            if (!threads.exists(message.threadId())) {
+                gone.add(message.runId());
+            }
+        }
+        Set<String> rowsOfRuns = new LinkedHashSet<>();
+        batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
+        batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));
+        batch.reservations().forEach(reservation -> rowsOfRuns.add(reservation.runId()));
+        batch.leases().forEach(lease -> rowsOfRuns.add(lease.runId()));
+        for (String runId : rowsOfRuns) {
+            if (!batchRuns.contains(runId) && !runs.exists(runId)) {
+                gone.add(runId);
+            }
+        }
+        if (!gone.isEmpty()) {
+            throw new ThreadGoneException(gone);
         }
     }
 

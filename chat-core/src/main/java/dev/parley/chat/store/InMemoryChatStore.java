@@ -1,5 +1,6 @@
 package dev.parley.chat.store;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.input.InputAnswer;
@@ -78,8 +79,8 @@ public final class InMemoryChatStore implements ChatStore {
             List<String> runIds = runs.deleteOfThread(threadId);
             inputs.deleteOfThread(threadId, runIds);
             hostActions.deleteOfRuns(runIds);
-            Set<String> messageIds = messages.deleteOfThread(threadId, runIds);
-            feedback.deleteOfMessages(messageIds);
+            messages.deleteOfThread(threadId);
+            feedback.deleteOfThread(threadId);
             return true;
         }
     }
@@ -214,6 +215,7 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void reserveSeq(String runId, long upTo) {
         synchronized (lock) {
+            requireRun(runId);
             runs.reserveSeq(runId, upTo);
         }
     }
@@ -323,13 +325,11 @@ public final class InMemoryChatStore implements ChatStore {
         }
     }
 
-    /** {@inheritDoc} Nothing is remembered for a thread that does not exist. */
     @Override
     public void rememberApproval(String threadId, String toolName, Instant at) {
         synchronized (lock) {
-            if (threads.exists(threadId)) {
-                inputs.rememberApproval(threadId, toolName);
-            }
+            requireThread(threadId);
+            inputs.rememberApproval(threadId, toolName);
         }
     }
 
@@ -345,6 +345,7 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void saveFeedback(Feedback rating) {
         synchronized (lock) {
+            requireThread(rating.threadId());
             feedback.save(rating);
         }
     }
@@ -369,6 +370,7 @@ public final class InMemoryChatStore implements ChatStore {
     public HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments,
             Instant at) {
         synchronized (lock) {
+            requireRun(runId);
             return hostActions.claim(runId, executionId, name, arguments, at);
         }
     }
@@ -376,7 +378,23 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void completeHostAction(String runId, String executionId, String result, boolean error, Instant at) {
         synchronized (lock) {
-            hostActions.complete(runId, executionId, result, error, at);
+            if (!hostActions.complete(runId, executionId, result, error, at)) {
+                throw new ThreadGoneException(Set.of(runId));
+            }
+        }
+    }
+
+    /** A write of a run's row: the run must be stored (its thread may have been deleted). */
+    private void requireRun(String runId) {
+        if (!runs.exists(runId)) {
+            throw new ThreadGoneException(Set.of(runId));
+        }
+    }
+
+    /** A write of a thread's row: the thread must exist. */
+    private void requireThread(String threadId) {
+        if (!threads.exists(threadId)) {
+            throw ChatException.notFound("thread", threadId);
         }
     }
 }

@@ -23,11 +23,9 @@ final class InMemoryFeedback {
         feedback.put(rating.messageId() + '\u0000' + rating.ownerId(), rating);
     }
 
-    /** Removes the feedback given on these messages, by any owner. */
-    void deleteOfMessages(Collection<String> messageIds) {
-        for (String messageId : messageIds) {
-            feedback.keySet().removeIf(key -> key.startsWith(messageId + '\u0000'));
-        }
+    /** Removes the feedback given in a thread, by any owner. */
+    void deleteOfThread(String threadId) {
+        feedback.values().removeIf(rating -> rating.threadId().equals(threadId));
     }
 
     Optional<Feedback> find(String messageId, String ownerId) {

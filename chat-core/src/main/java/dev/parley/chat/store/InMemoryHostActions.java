@@ -26,14 +26,22 @@ final class InMemoryHostActions {
         return claimed;
     }
 
-    /** Records the result of a claimed execution not completed yet; else nothing. */
-    void complete(String runId, String executionId, String result, boolean error, Instant at) {
+    /**
+     * Records the result of a claimed execution not completed yet; a completed one is left as it is.
+     *
+     * @return false if the execution is not stored
+     */
+    boolean complete(String runId, String executionId, String result, boolean error, Instant at) {
         String key = runId + '\u0000' + executionId;
         HostActionRecord existing = hostActions.get(key);
-        if (existing != null && !existing.isCompleted()) {
+        if (existing == null) {
+            return false;
+        }
+        if (!existing.isCompleted()) {
             hostActions.put(key, new HostActionRecord(runId, executionId, existing.name(), existing.arguments(),
                     false, result, error, existing.claimedAt(), at));
         }
+        return true;
     }
 
     /** Removes the executions of these runs. */

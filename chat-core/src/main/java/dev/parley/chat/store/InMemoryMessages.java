@@ -52,24 +52,26 @@ final class InMemoryMessages {
     }
 
     /**
-     * Removes a thread's top-level messages and the steps of the given runs (its runs), with their places
-     * and variant lists.
-     *
-     * @return the ids removed
+     * Removes every message of a thread (also steps of runs that were never stored), with their places and
+     * variant lists.
      */
-    Set<String> deleteOfThread(String threadId, Collection<String> runIds) {
-        Set<String> messageIds = new HashSet<>(topLevelByThread.getOrDefault(threadId, List.of()));
-        for (String runId : runIds) {
-            messageIds.addAll(stepsByRun.getOrDefault(runId, List.of()));
-            stepsByRun.remove(runId);
+    void deleteOfThread(String threadId) {
+        Set<String> messageIds = new HashSet<>();
+        for (Message message : messages.values()) {
+            if (message.threadId().equals(threadId)) {
+                messageIds.add(message.id());
+            }
         }
         topLevelByThread.remove(threadId);
         for (String messageId : messageIds) {
-            messages.remove(messageId);
+            Message message = messages.remove(messageId);
             saveOrder.remove(messageId);
             variantsByParent.remove(messageId);
+            List<String> steps = stepsByRun.get(message.runId());
+            if (steps != null && steps.remove(messageId) && steps.isEmpty()) {
+                stepsByRun.remove(message.runId());
+            }
         }
-        return messageIds;
     }
 
     Optional<Message> find(String messageId) {

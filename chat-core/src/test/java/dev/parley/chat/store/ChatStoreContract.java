@@ -193,8 +193,14 @@ public abstract class ChatStoreContract {
         writeConversation("t1", "r1");
         writeConversation("t2", "r2");
         store.saveFeedback(new Feedback("t1", "r1", "r1-a", "alice", FeedbackRating.UP, null, T0));
+        store.saveFeedback(new Feedback("t1", "r1", "never-stored", "bob", FeedbackRating.DOWN, "?", T0));
         store.claimHostAction("r1", "x1", "lookup", "{}", T0);
         store.reserveSeq("r1", 100);
+        store.rememberApproval("t1", "refund", T0);
+        store.write(StoreBatch.builder().run(run("r1b", "t1", RunStatus.RUNNING)).lease(new RunLease("r1b", "host-a", at(30)))
+                .message(new ThinkingMessage("orphan-step", "t1", "run-never-stored", "r1-a", MessageStatus.COMPLETED,
+                        T0, "a step whose run was never stored"))
+                .build());
 
         assertThat(store.deleteThread("t1")).isTrue();
         assertThat(store.deleteThread("t1")).isFalse();
@@ -207,8 +213,18 @@ public abstract class ChatStoreContract {
         assertThat(store.lastSeq("r1")).isZero();
         assertThat(store.findInput("r1", "c1")).isEmpty();
         assertThat(store.findFeedback("r1-a", "alice")).isEmpty();
+        assertThat(store.listFeedback(List.of("r1-a", "never-stored"))).isEmpty();
         assertThat(store.reservedSeq("r1")).isZero();
+        assertThat(store.findRun("r1b")).isEmpty();
+        assertThat(store.findLease("r1b")).isEmpty();
+        assertThat(store.findMessage("orphan-step")).isEmpty();
+        assertThat(store.listStepMessages(List.of("run-never-stored"))).isEmpty();
+        assertThat(store.isApprovedForThread("t1", "refund")).isFalse();
+        assertThat(store.findThreadRuns("t1", EnumSet.allOf(RunStatus.class))).isEmpty();
         store.createThread(thread("t1", "alice", T0));
+        assertThat(store.listTopLevelMessages("t1", null, 10)).as("a thread made again with the id starts empty")
+                .isEmpty();
+        assertThat(store.isApprovedForThread("t1", "refund")).isFalse();
         store.write(StoreBatch.builder().run(run("r1", "t1", RunStatus.RUNNING)).build());
         assertThat(store.claimHostAction("r1", "x1", "lookup", "{}", T0).claimedNow())
                 .as("the old execution is gone").isTrue();
@@ -217,6 +233,116 @@ public abstract class ChatStoreContract {
         assertThat(store.readEvents("r2", 0, 100)).hasSize(3);
         assertThat(store.findMessage("r2-a")).isPresent();
         assertThat(store.findInput("r2", "c1")).isPresent();
+    }
+
+    /**
+     * A run still writing while its thread is deleted cannot bring any of it back: every kind of row of the
+     * deleted thread (or of a run that does not exist) makes the whole batch fail with ThreadGoneException
+     * naming those runs, and nothing of the batch — not even its rows of living threads — is stored.
+     */
+    @Test
+    void aBatchWithRowsOfADeletedThreadIsRefusedWholeAndStoresNothing() {
+        store.createThread(thread("gone", "alice", T0));
+        store.createThread(thread("alive", "alice", T0));
+        writeConversation("gone", "r-gone");
+        store.write(StoreBatch.builder().run(run("r-alive", "alive", RunStatus.RUNNING)).build());
+        assertThat(store.deleteThread("gone")).isTrue();
+
+        UserMessage aliveMessage = user("m-alive", "alive", "r-alive", at(1));
+        RunEvent aliveEvent = event("r-alive", 1);
+        Map<String, StoreBatch.Builder> refused = new java.util.LinkedHashMap<>();
+        refused.put("its run", StoreBatch.builder().run(run("r-gone", "gone", RunStatus.FAILED)));
+        refused.put("a new run of it", StoreBatch.builder().run(run("r-new", "gone", RunStatus.RUNNING)));
+        refused.put("its message", StoreBatch.builder().message(answer("r-gone-a", "gone", "r-gone", "r-gone-u")));
+        refused.put("its run's event", StoreBatch.builder().event(event("r-gone", 4)));
+        refused.put("its run's input", StoreBatch.builder().input(clarify("r-gone", "c2")));
+        refused.put("its run's seq reservation", StoreBatch.builder().reserveSeq("r-gone", 500));
+        refused.put("its run's lease", StoreBatch.builder().lease(new RunLease("r-gone", "host-a", at(30))));
+        Map<String, java.util.Set<String>> expectedRuns = new java.util.HashMap<>();
+        refused.keySet().forEach(what -> expectedRuns.put(what, java.util.Set.of("r-gone")));
+        expectedRuns.put("a new run of it", java.util.Set.of("r-new"));
+        refused.put("an event of a run never stored", StoreBatch.builder().event(event("ghost", 1)));
+        expectedRuns.put("an event of a run never stored", java.util.Set.of("ghost"));
+
+        for (Map.Entry<String, StoreBatch.Builder> entry : refused.entrySet()) {
+            StoreBatch batch = entry.getValue().touch(new ThreadTouch("alive", "s-9", at(90), "Set by a refused batch"))
+                    .message(aliveMessage).event(aliveEvent).reserveSeq("r-alive", 7_000).build();
+            assertThatThrownBy(() -> store.write(batch)).as(entry.getKey())
+                    .isInstanceOfSatisfying(ThreadGoneException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND);
+                        assertThat(e.runIds()).isEqualTo(expectedRuns.get(entry.getKey()));
+                        assertThat(e.getMessage()).contains(expectedRuns.get(entry.getKey()).iterator().next());
+                    });
+        }
+        StoreBatch everything = StoreBatch.builder().run(run("r-gone", "gone", RunStatus.FAILED))
+                .message(user("x-u", "gone", "r-other", T0)).event(event("ghost", 2)).event(aliveEvent).build();
+        assertThatThrownBy(() -> store.write(everything)).isInstanceOfSatisfying(ThreadGoneException.class,
+                e -> assertThat(e.runIds()).containsExactlyInAnyOrder("r-gone", "r-other", "ghost"));
+
+        assertThat(store.findThread("gone")).isEmpty();
+        assertThat(store.findRun("r-gone")).isEmpty();
+        assertThat(store.findRun("r-new")).isEmpty();
+        assertThat(store.findMessage("r-gone-a")).isEmpty();
+        assertThat(store.findMessage("x-u")).isEmpty();
+        assertThat(store.readEvents("r-gone", 0, 10)).isEmpty();
+        assertThat(store.readEvents("ghost", 0, 10)).isEmpty();
+        assertThat(store.findInput("r-gone", "c2")).isEmpty();
+        assertThat(store.reservedSeq("r-gone")).isZero();
+        assertThat(store.findLease("r-gone")).isEmpty();
+        assertThat(store.findRuns(EnumSet.allOf(RunStatus.class))).extracting(Run::id).containsExactly("r-alive");
+        assertThat(store.findMessage("m-alive")).as("nothing of a refused batch is stored").isEmpty();
+        assertThat(store.readEvents("r-alive", 0, 10)).isEmpty();
+        assertThat(store.reservedSeq("r-alive")).isZero();
+        assertThat(store.findThread("alive").orElseThrow().title()).isNull();
+
+        store.write(StoreBatch.builder().touch(new ThreadTouch("gone", "s", at(5), "back?")).message(aliveMessage)
+                .run(run("r-next", "alive", RunStatus.QUEUED)).event(event("r-next", 1)).input(clarify("r-next", "c1"))
+                .reserveSeq("r-next", 100).lease(new RunLease("r-next", "host-a", at(30))).build());
+        assertThat(store.findThread("gone")).as("a touch of a deleted thread is ignored").isEmpty();
+        assertThat(store.findMessage("m-alive")).isPresent();
+        assertThat(store.readEvents("r-next", 0, 10)).as("a run's rows may come with the run").hasSize(1);
+        assertThat(store.findInput("r-next", "c1")).isPresent();
+        assertThat(store.reservedSeq("r-next")).isEqualTo(100);
+        assertThat(store.findLease("r-next")).isPresent();
+    }
+
+    /** The writes of one row of a deleted thread: NOT_FOUND (or their "not found" answer), and nothing stored. */
+    @Test
+    void singleWritesOfADeletedThreadAreNotFoundAndStoreNothing() {
+        store.createThread(thread("gone", "alice", T0));
+        writeConversation("gone", "r-gone");
+        store.claimHostAction("r-gone", "x1", "lookup", "{}", T0);
+        assertThat(store.deleteThread("gone")).isTrue();
+
+        assertThatThrownBy(() -> store.reserveSeq("r-gone", 9_000)).isInstanceOfSatisfying(ThreadGoneException.class,
+                e -> assertThat(e.runIds()).containsExactly("r-gone"));
+        assertThatThrownBy(() -> store.claimHostAction("r-gone", "x2", "lookup", "{}", at(1)))
+                .isInstanceOfSatisfying(ThreadGoneException.class, e -> assertThat(e.runIds()).containsExactly("r-gone"));
+        assertThatThrownBy(() -> store.completeHostAction("r-gone", "x1", "{\"late\":true}", false, at(2)))
+                .isInstanceOfSatisfying(ThreadGoneException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThatThrownBy(() -> store.saveFeedback(new Feedback("gone", "r-gone", "r-gone-a", "alice", FeedbackRating.UP,
+                "late", at(3))))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThatThrownBy(() -> store.rememberApproval("gone", "refund", at(4)))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(store.answerInput("r-gone", "c1", new ClarifyAnswer(List.of("a")), at(5)))
+                .isEqualTo(AnswerOutcome.NOT_FOUND);
+        assertThat(store.closeInput("r-gone", "c1", InputState.CANCELLED, at(6))).isFalse();
+        store.reopenInput("r-gone", "c1");
+        store.cancelPendingInputs("r-gone", at(7));
+        assertThat(store.leaseRuns("host-a", List.of("r-gone"), at(60))).isEmpty();
+        assertThat(store.takeOverRun("r-gone", "host-a", at(1), at(60))).isFalse();
+        assertThat(store.updateThread(thread("gone", "alice", T0))).isFalse();
+        store.compactRunEvents("r-gone", List.of(event("r-gone", 1)), at(8));
+
+        assertThat(store.reservedSeq("r-gone")).isZero();
+        assertThat(store.findFeedback("r-gone-a", "alice")).isEmpty();
+        assertThat(store.isApprovedForThread("gone", "refund")).isFalse();
+        assertThat(store.findInput("r-gone", "c1")).isEmpty();
+        assertThat(store.findLease("r-gone")).isEmpty();
+        assertThat(store.readEvents("r-gone", 0, 10)).isEmpty();
+        assertThat(store.findThread("gone")).isEmpty();
+        assertThat(store.findRun("r-gone")).isEmpty();
     }
 
     private void writeConversation(String threadId, String runId) {

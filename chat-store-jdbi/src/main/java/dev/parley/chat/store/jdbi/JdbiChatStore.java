@@ -18,11 +18,13 @@ import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.HostActionRecord;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadGoneException;
 import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.jdbi.internal.BatchWrite;
 import dev.parley.chat.store.jdbi.internal.Dialect;
 import dev.parley.chat.store.jdbi.internal.EventRows;
+import dev.parley.chat.store.jdbi.internal.ForeignKeyViolations;
 import dev.parley.chat.store.jdbi.internal.MessageDao;
 import dev.parley.chat.store.jdbi.internal.SchemaDao;
 import dev.parley.chat.store.jdbi.internal.SqliteFiles;
@@ -130,22 +132,58 @@ public final class JdbiChatStore implements ChatStore {
         return db.write("updating a thread", dao -> dao.threads().update(thread)) > 0;
     }
 
-    /** Deletes the thread's row, then what goes with it, in this order, in one transaction. */
+    /**
+     * Deletes the thread's row; the foreign keys' cascades delete every row of it in the same statement
+     * (migration V7), and SQLite's triggers its search index entries. On SQLite the deleted content is
+     * overwritten with zeros ({@code secure_delete}) and the write-ahead log, which still holds the pages
+     * as they were, is checkpointed and truncated, so the file keeps no copy (see the README, "Erasure").
+     * On PostgreSQL the deleted rows stay in the table files until a VACUUM: {@link #reclaimErasedSpace}.
+     *
+     * <p>A batch of the thread's run racing the delete either commits first (its rows go with the thread)
+     * or fails after it with {@link ThreadGoneException}; on PostgreSQL the batch locks each thread's row
+     * before its runs' and messages' rows, in the order the delete takes them, so the two never deadlock.
+     */
     @Override
     public boolean deleteThread(String threadId) {
-        return db.write("deleting a thread", dao -> {
-            if (dao.threads().delete(threadId) == 0) {
-                return false;
-            }
-            dao.events().deleteEventsOfThread(threadId);
-            dao.events().deleteReservationsOfThread(threadId);
-            dao.inputs().deleteOfThread(threadId);
-            dao.hostActions().deleteOfThread(threadId);
-            dao.feedback().deleteOfThread(threadId);
-            dao.messages().deleteOfThread(threadId);
-            dao.runs().deleteOfThread(threadId);
-            return true;
-        });
+        boolean deleted = db.write("deleting a thread", dao -> dao.threads().delete(threadId) > 0);
+        if (deleted) {
+            db.dialect().afterErase(db);
+        }
+        return deleted;
+    }
+
+    /**
+     * Removes what erased rows leave in the database's files, for the tables that hold a person's data:
+     * call it after erasing (e.g. a nightly job after {@code ChatEngine.eraseOwner} calls). Blocks until done.
+     *
+     * <ul>
+     *   <li>PostgreSQL, {@link Reclaim#VACUUM}: {@code VACUUM} of the Parley tables. Reads and writes go on
+     *       meanwhile. Afterwards no row version of an erased thread is left for any query, index scan or
+     *       dump to find, but the bytes of the removed rows may stay in the free space of their pages (and of
+     *       GIN index pages) until new rows overwrite them.</li>
+     *   <li>PostgreSQL, {@link Reclaim#REWRITE}: {@code VACUUM FULL}: each table and its indexes are written
+     *       anew into new files and the old files are removed, so the table files keep no byte of erased
+     *       rows. It takes an exclusive lock on each table while it rewrites it: no read or write of the chat
+     *       goes on meanwhile. Copies outside the table files (PostgreSQL's write-ahead log until it is
+     *       recycled, archives, backups) are the operator's to handle.</li>
+     *   <li>SQLite, either: {@code VACUUM} and a truncating checkpoint of the write-ahead log. A store that
+     *       deleted with version 7 of the schema has left nothing to reclaim (deletes overwrite with zeros);
+     *       this removes what deletes of earlier versions left in free pages. Writes wait meanwhile.</li>
+     * </ul>
+     *
+     * @throws ChatException STORE_FAILURE if the database failed
+     */
+    public void reclaimErasedSpace(Reclaim how) {
+        Objects.requireNonNull(how, "how");
+        db.dialect().reclaimErasedSpace(db, how == Reclaim.REWRITE);
+    }
+
+    /** How far {@link #reclaimErasedSpace} goes on PostgreSQL (SQLite always rewrites its file). */
+    public enum Reclaim {
+        /** Plain {@code VACUUM}: the dead rows go, online; their bytes may stay in free space of pages. */
+        VACUUM,
+        /** {@code VACUUM FULL}: the tables are rewritten into new files; exclusive locks meanwhile. */
+        REWRITE
     }
 
     // ------------------------------------------------------------------ the batched write
@@ -258,7 +296,8 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void reserveSeq(String runId, long upTo) {
-        db.write("reserving seqs", dao -> dao.events().reserveSeq(runId, upTo));
+        ForeignKeyViolations.asNotFound(() -> db.write("reserving seqs", dao -> dao.events().reserveSeq(runId, upTo)),
+                cause -> new ThreadGoneException(Set.of(runId), cause));
     }
 
     @Override
@@ -339,7 +378,9 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void rememberApproval(String threadId, String toolName, Instant at) {
-        db.write("remembering an approval", dao -> dao.inputs().rememberApproval(threadId, toolName, at.toEpochMilli()));
+        ForeignKeyViolations.asNotFound(() -> db.write("remembering an approval",
+                dao -> dao.inputs().rememberApproval(threadId, toolName, at.toEpochMilli())),
+                cause -> new ChatException(ErrorCode.NOT_FOUND, "thread not found: " + threadId, cause));
     }
 
     @Override
@@ -352,7 +393,8 @@ public final class JdbiChatStore implements ChatStore {
 
     @Override
     public void saveFeedback(Feedback feedback) {
-        db.write("saving feedback", dao -> dao.feedback().save(feedback));
+        ForeignKeyViolations.asNotFound(() -> db.write("saving feedback", dao -> dao.feedback().save(feedback)),
+                cause -> new ChatException(ErrorCode.NOT_FOUND, "thread not found: " + feedback.threadId(), cause));
     }
 
     @Override
@@ -370,14 +412,19 @@ public final class JdbiChatStore implements ChatStore {
     @Override
     public HostActionRecord claimHostAction(String runId, String executionId, String name, String arguments,
             Instant at) {
-        return db.write("claiming a host action",
-                dao -> dao.hostActions().claim(runId, executionId, name, arguments, at));
+        return ForeignKeyViolations.asNotFound(() -> db.write("claiming a host action",
+                dao -> dao.hostActions().claim(runId, executionId, name, arguments, at)),
+                cause -> new ThreadGoneException(Set.of(runId), cause));
     }
 
     @Override
     public void completeHostAction(String runId, String executionId, String result, boolean error, Instant at) {
-        db.write("completing a host action",
-                dao -> dao.hostActions().complete(runId, executionId, result, error, at.toEpochMilli()));
+        boolean stored = db.write("completing a host action",
+                dao -> dao.hostActions().complete(runId, executionId, result, error, at.toEpochMilli()) == 1
+                        || dao.hostActions().find(runId, executionId).isPresent());
+        if (!stored) {
+            throw new ThreadGoneException(Set.of(runId));
+        }
     }
 
     // ------------------------------------------------------------------ leases

@@ -117,9 +117,12 @@ abstract class HotQueryTest {
         store.createThread(new ChatThread(BIG_THREAD, "alice", "big", null, null, null, ThreadStatus.ACTIVE, T0, T0));
         writeTurns(BIG_THREAD, "", TURNS);
         for (int t = 0; t < 20; t++) {
+            store.createThread(new ChatThread("other-" + t, "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
             writeTurns("other-" + t, "o" + t + "-", 50);
         }
         writeChain(DEEP_THREAD, DEPTH);
+        store.write(StoreBatch.builder().run(new Run(LONG_RUN, BIG_THREAD, "alice", RunStatus.SUCCEEDED, null, "long-a",
+                "q", null, null, null, Map.of(), T0, T0, T0, null, null, null)).build());
         List<RunEvent> batch = new ArrayList<>();
         for (int seq = 1; seq <= EVENTS; seq++) {
             batch.add(delta(LONG_RUN, seq));

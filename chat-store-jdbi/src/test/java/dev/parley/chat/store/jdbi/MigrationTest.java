@@ -28,6 +28,7 @@ import java.util.stream.Collectors;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationInfo;
 import org.flywaydb.core.api.MigrationVersion;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,7 +80,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3", "4", "5", "6");
+                .containsExactly("0", "1", "2", "3", "4", "5", "6", "7");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -87,7 +88,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(7);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(8);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -103,7 +104,7 @@ abstract class MigrationTest {
 
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
-        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4", "5", "6");
+        assertThat(versions(parleyFlyway().info().applied())).containsExactly("1", "2", "3", "4", "5", "6", "7");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -138,6 +139,94 @@ abstract class MigrationTest {
                 .as("without version 6 (compact event rows)")
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
                         .contains("older than this version", "ParleyMigrations"));
+        parleyFlyway(MigrationVersion.fromVersion("6")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 7 (foreign keys)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("older than this version", "foreign keys", "ParleyMigrations"));
+    }
+
+    /** A thread with one run, in the columns every version from 5 on has (no store of that version is at hand). */
+    private static void insertThreadWithRun(Handle h, String threadId, String runId) {
+        h.createUpdate("INSERT INTO parley_threads (id, owner_id, status, created_at, last_message_at) "
+                + "VALUES (:id, 'alice', 'ACTIVE', 0, 0)").bind("id", threadId).execute();
+        h.createUpdate("INSERT INTO parley_runs (id, thread_id, owner_id, status, assistant_message_id, input, context, "
+                + "created_at) VALUES (:id, :threadId, 'alice', 'SUCCEEDED', :id || '-a', 'q', '{}', 0)")
+                .bind("id", runId).bind("threadId", threadId).execute();
+    }
+
+    /**
+     * A version-6 database holding, beside a whole thread, rows an older version could leave behind: rows of
+     * a deleted thread, and rows of a run that does not exist. Version 7 deletes those orphans (the new
+     * foreign keys would refuse them), keeps every row of the thread, and from then on a thread's delete
+     * takes all of its rows and a late write of its run is refused.
+     */
+    @Test
+    void version7DeletesOrphanedRowsKeepsTheRestAndMakesDeletesFinal() {
+        parleyFlyway(MigrationVersion.fromVersion("6")).migrate();
+        Jdbi direct = Jdbi.create(database.dataSource());
+        direct.useHandle(h -> {
+            insertThreadWithRun(h, "t1", "r1");
+            insertThreadWithRun(h, "gone-t", "gone-r");
+            h.execute("DELETE FROM parley_threads WHERE id = 'gone-t'");
+            insertRowsOf(h, "t1", "r1", "t1");
+            insertRowsOf(h, "gone-t", "gone-r", "gone-m");
+            insertRowsOf(h, "t1", "no-such-run", "no-such-m");
+        });
+        List<String> rowsOfRuns = List.of("parley_run_events", "parley_seq_reservations", "parley_inputs",
+                "parley_host_actions");
+        List<String> rowsOfThreads = List.of("parley_runs", "parley_messages", "parley_feedback", "parley_thread_approvals");
+        List<String> tables = new ArrayList<>(rowsOfRuns);
+        tables.addAll(rowsOfThreads);
+
+        try (JdbiChatStore store = database.store().build()) {
+            for (String table : tables) {
+                assertThat(rowsNaming(direct, table, "gone")).as(table).isZero();
+                assertThat(rowsNaming(direct, table, "t1") + rowsNaming(direct, table, "r1")).as(table).isPositive();
+            }
+            for (String table : rowsOfRuns) {
+                assertThat(rowsNaming(direct, table, "no-such")).as(table).isZero();
+            }
+            assertThat(rowsNaming(direct, "parley_messages", "no-such")).as("a message may come before its run")
+                    .isEqualTo(1);
+            assertThat(store.findRun("r1")).isPresent();
+            assertThat(store.reservedSeq("r1")).isEqualTo(10);
+            assertThat(store.isApprovedForThread("t1", "tool-t1")).isTrue();
+
+            assertThat(store.deleteThread("t1")).isTrue();
+            for (String table : tables) {
+                assertThat(rowsNaming(direct, table, "t1") + rowsNaming(direct, table, "r1")).as(table).isZero();
+            }
+            assertThatThrownBy(() -> store.write(StoreBatch.builder().event(new RunEvent("r1", 9, 0,
+                    new AgentStreamEvent.TextDelta("a", "late"))).build()))
+                    .isInstanceOf(dev.parley.chat.store.ThreadGoneException.class);
+        }
+    }
+
+    /** One row of each table naming the thread, the run and the message. */
+    private static void insertRowsOf(Handle h, String threadId, String runId, String messageId) {
+        h.createUpdate("INSERT INTO parley_messages (id, thread_id, run_id, kind, top_level, status, created_at, body) "
+                + "VALUES (:m, :t, :r, 'thinking', FALSE, 'COMPLETED', 0, '{}')")
+                .bind("m", messageId + "-msg").bind("t", threadId).bind("r", runId).execute();
+        h.createUpdate("INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) VALUES (:r, 1, 0, 'x', '{}')")
+                .bind("r", runId).execute();
+        h.createUpdate("INSERT INTO parley_seq_reservations (run_id, reserved_seq) VALUES (:r, 10)").bind("r", runId)
+                .execute();
+        h.createUpdate("INSERT INTO parley_inputs (run_id, input_id, message_id, kind, request, state, created_at) "
+                + "VALUES (:r, 'c1', :m, 'clarify', '{}', 'PENDING', 0)").bind("r", runId).bind("m", messageId).execute();
+        h.createUpdate("INSERT INTO parley_host_actions (run_id, execution_id, name, arguments, error, claimed_at) "
+                + "VALUES (:r, 'x1', 'lookup', '{}', FALSE, 0)").bind("r", runId).execute();
+        h.createUpdate("INSERT INTO parley_feedback (message_id, owner_id, thread_id, run_id, rating, created_at) "
+                + "VALUES (:m, 'alice', :t, :r, 'UP', 0)").bind("m", messageId + "-fb").bind("t", threadId)
+                .bind("r", runId).execute();
+        h.createUpdate("INSERT INTO parley_thread_approvals (thread_id, tool_name, approved_at) VALUES (:t, :tool, 0) "
+                + "ON CONFLICT DO NOTHING").bind("t", threadId).bind("tool", "tool-" + messageId).execute();
+    }
+
+    /** Rows of a table with a column holding {@code part}. */
+    private static long rowsNaming(Jdbi direct, String table, String part) {
+        return direct.withHandle(h -> h.createQuery("SELECT * FROM " + table).mapToMap().list()).stream()
+                .filter(row -> row.values().stream().anyMatch(v -> String.valueOf(v).contains(part))).count();
     }
 
     /**
@@ -157,6 +246,7 @@ abstract class MigrationTest {
         old.add(new RunEvent("r1", old.size() + 1, 130, new AgentStreamEvent.ToolCallArgs("x1", "{\"q\": \"\u0000\"}")));
         old.add(new RunEvent("r1", old.size() + 1, 131, new AgentStreamEvent.ToolCallArgs("x1", "")));
         Jdbi.create(database.dataSource()).useHandle(h -> {
+            insertThreadWithRun(h, "t1", "r1");
             for (RunEvent event : old) {
                 h.createUpdate("INSERT INTO parley_run_events (run_id, seq, created_at, type, payload) "
                         + "VALUES (:runId, :seq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING")

@@ -52,7 +52,8 @@ class PostgresStoreBehaviourTest extends StoreBehaviourTest {
             UserMessage first = new UserMessage("u1", "t", "r", null, MessageStatus.COMPLETED, t0, "first");
             UserMessage second = new UserMessage("u2", "t", "r", null, MessageStatus.COMPLETED, t0, "second");
             UserMessage firstAgain = new UserMessage("u1", "t", "r", null, MessageStatus.COMPLETED, t0, "first, edited");
-            StoreBatch.Builder batch = StoreBatch.builder().message(first).message(second).message(firstAgain);
+            StoreBatch.Builder batch = StoreBatch.builder().run(run("r", "t")).message(first).message(second)
+                    .message(firstAgain);
             for (int seq = 1; seq <= 300; seq++) {
                 batch.event(new RunEvent("r", seq, seq, new AgentStreamEvent.TextDelta("m", "t" + seq)));
             }

@@ -99,6 +99,10 @@ class SqliteConcurrencyTest {
                 TestDatabase.sqlitePool(folder.resolve("pooled")))) {
             try (database; JdbiChatStore store = database.store().build()) {
                 store.createThread(thread("t"));
+                for (int writer = 0; writer < 8; writer++) {
+                    store.write(StoreBatch.builder().run(StoreBehaviourTest.run("r" + writer, "t")
+                            .withStatus(dev.parley.chat.model.RunStatus.SUCCEEDED)).build());
+                }
                 List<Integer> done = Await.race(8, writer -> {
                     String runId = "r" + writer;
                     for (int flush = 0; flush < 40; flush++) {

@@ -1,14 +1,20 @@
 package dev.parley.chat.store.jdbi.internal;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ThreadGoneException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
@@ -27,17 +33,78 @@ public final class BatchWrite {
         this.db = db;
     }
 
-    /** Stores a batch in one transaction (see {@link dev.parley.chat.store.ChatStore#write}). */
+    /**
+     * Stores a batch in one transaction (see {@link dev.parley.chat.store.ChatStore#write}).
+     *
+     * <p>A row of a thread or run that does not exist fails its statement on a foreign key (a lease, and on
+     * PostgreSQL a run or message, which is written from its thread's locked row: by its count of 0), and
+     * the transaction rolls back. Only then does a read of their own find which
+     * of the batch's runs are gone, for the {@link ThreadGoneException}: a batch that stores costs no query
+     * more.
+     *
+     * @throws ThreadGoneException if a row of the batch belongs to a thread or run that does not exist
+     */
     public void write(StoreBatch batch) {
         if (batch.isEmpty()) {
             return;
         }
         EncodedBatch encoded = encode(batch);
-        db.write("storing a batch of " + batch.events().size() + " events and " + batch.messages().size()
-                + " messages", dao -> {
-                    store(dao, batch, encoded);
-                    return null;
-                });
+        try {
+            db.write("storing a batch of " + batch.events().size() + " events and " + batch.messages().size()
+                    + " messages", dao -> {
+                        store(dao, batch, encoded);
+                        return null;
+                    });
+        } catch (ThreadGoneException e) {
+            throw goneRuns(batch, e.runIds(), e);
+        } catch (ChatException e) {
+            if (ForeignKeyViolations.any(e)) {
+                throw goneRuns(batch, Set.of(), e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * After a batch failed on a missing thread or run: which of its runs are gone, read anew. If none is (the
+     * thread came back with its id meanwhile), the failure is reported as it is.
+     */
+    private ChatException goneRuns(StoreBatch batch, Set<String> known, ChatException failure) {
+        Set<String> threadIds = new LinkedHashSet<>();
+        batch.runs().forEach(run -> threadIds.add(run.threadId()));
+        batch.messages().forEach(message -> threadIds.add(message.threadId()));
+        Set<String> rowsOfRuns = new LinkedHashSet<>();
+        batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
+        batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));
+        batch.reservations().forEach(reservation -> rowsOfRuns.add(reservation.runId()));
+        batch.leases().forEach(lease -> rowsOfRuns.add(lease.runId()));
+        Set<String> existingThreads = threadIds.isEmpty() ? Set.of()
+                : db.read("finding the threads of a refused batch", dao -> dao.threads().existingIds(threadIds));
+        Set<String> storedRuns = rowsOfRuns.isEmpty() ? Set.of()
+                : db.read("finding the runs of a refused batch", dao -> dao.runs().storedIds(rowsOfRuns));
+        Set<String> gone = new LinkedHashSet<>(known);
+        Set<String> comingRuns = new HashSet<>();
+        for (Run run : batch.runs()) {
+            if (existingThreads.contains(run.threadId())) {
+                comingRuns.add(run.id());
+            } else {
+                gone.add(run.id());
+            }
+        }
+        for (Message message : batch.messages()) {
+            if (!existingThreads.contains(message.threadId())) {
+                gone.add(message.runId());
+            }
+        }
+        for (String runId : rowsOfRuns) {
+            if (!storedRuns.contains(runId) && !comingRuns.contains(runId)) {
+                gone.add(runId);
+            }
+        }
+        if (gone.isEmpty()) {
+            return failure;
+        }
+        return new ThreadGoneException(gone, failure);
     }
 
     /**
@@ -52,11 +119,15 @@ public final class BatchWrite {
         if (!batch.threadTouches().isEmpty()) {
             dao.threads().touch(batch.threadTouches());
         }
+        Set<String> threadGone = new LinkedHashSet<>();
         if (!encoded.runs().isEmpty()) {
-            dao.runs().upsert(encoded.runs());
+            threadGone.addAll(dao.runs().upsert(encoded.runs()));
         }
         if (!encoded.messages().isEmpty()) {
-            dao.messages().upsert(encoded.messages());
+            threadGone.addAll(dao.messages().upsert(encoded.messages()));
+        }
+        if (!threadGone.isEmpty()) {
+            throw new ThreadGoneException(threadGone);
         }
         if (!encoded.events().isEmpty()) {
             List<EventRows.Row> rows = encoded.events().rows(dao.events());
@@ -68,10 +139,24 @@ public final class BatchWrite {
             dao.inputs().insert(encoded.inputs());
         }
         if (!batch.leases().isEmpty()) {
-            dao.runs().setLeases(batch.leases());
+            setLeases(dao, batch.leases());
         }
         if (!batch.reservations().isEmpty()) {
             dao.events().reserveSeqs(batch.reservations());
+        }
+    }
+
+    /** Sets the leases; a lease of a run that is not stored (its thread deleted) fails the batch. */
+    private static void setLeases(Daos dao, List<RunLease> leases) {
+        int[] counts = dao.runs().setLeases(leases);
+        Set<String> missing = new LinkedHashSet<>();
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                missing.add(leases.get(i).runId());
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new ThreadGoneException(missing);
         }
     }
 

@@ -32,19 +32,28 @@ import org.slf4j.LoggerFactory;
  *       write transaction of the store starts with a write statement, so even a deferred {@code BEGIN}
  *       takes the write lock at its first statement, through the busy timeout, and never fails upgrading
  *       a read snapshot ({@code SQLITE_BUSY_SNAPSHOT});</li>
- *   <li>SQLite runs in WAL mode, so that readers never wait for the writer;</li>
+ *   <li>SQLite runs in WAL mode, so that readers never wait for the writer, and each connection enforces
+ *       foreign keys and overwrites deleted content ({@code secure_delete});</li>
  *   <li>PostgreSQL's text cannot hold U+0000 ({@link #storableText}).</li>
  * </ul>
  */
 public enum Dialect {
     SQLITE(DatabaseKind.SQLITE, "sqlite") {
+        /** The busy timeout, foreign keys (deletes cascade; rows of a deleted thread fail) and secure deletes. */
         @Override
         public void prepareConnection(Connection connection, Duration busyTimeout) throws SQLException {
             try (Statement statement = connection.createStatement()) {
                 statement.execute("PRAGMA busy_timeout = " + busyTimeout.toMillis());
+                statement.execute("PRAGMA foreign_keys = ON");
+                statement.execute("PRAGMA secure_delete = ON");
             }
         }
 
+        /**
+         * Switches the file to WAL and checks the settings of {@link #prepareConnection} took: without foreign
+         * keys a deleted thread's rows would not go with it (a STORE_FAILURE); without secure deletes the
+         * deleted text stays readable in the file (a warning).
+         */
         @Override
         public void initialise(Handle handle) {
             String mode = handle.createQuery("PRAGMA journal_mode = WAL").mapTo(String.class).one();
@@ -52,6 +61,54 @@ public enum Dialect {
                 log.warn("The SQLite database stays in journal mode {} (WAL is not possible for it, e.g. in memory); "
                         + "reads will wait for writes", mode);
             }
+            if (pragma(handle, "foreign_keys") != 1) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "SQLite does not enforce foreign keys on the "
+                        + "store's connections (PRAGMA foreign_keys = ON did not take): deleting a thread would leave "
+                        + "its rows behind; the SQLite library may be built without foreign key support");
+            }
+            if (pragma(handle, "secure_delete") != 1) {
+                log.warn("SQLite does not overwrite deleted content on the store's connections (PRAGMA "
+                        + "secure_delete = ON did not take): text of deleted threads stays readable in the file's "
+                        + "free space until it is reused or the file is vacuumed (JdbiChatStore.reclaimErasedSpace)");
+            }
+        }
+
+        /**
+         * Checkpoints the write-ahead log into the file and truncates it: its frames hold the deleted pages as
+         * they were before the delete.
+         */
+        @Override
+        public void afterErase(StoreDatabase db) {
+            try {
+                db.writeWithoutTransaction("checkpointing the write-ahead log after a delete", h -> {
+                    truncateWal(h);
+                    return null;
+                });
+            } catch (ChatException e) {
+                log.warn("The SQLite write-ahead log could not be checkpointed after a delete (the delete is "
+                        + "committed): until the next checkpoint it may still hold deleted content", e);
+            }
+        }
+
+        @Override
+        public void reclaimErasedSpace(StoreDatabase db, boolean rewrite) {
+            db.writeWithoutTransaction("vacuuming the database", h -> {
+                h.execute("VACUUM");
+                truncateWal(h);
+                return null;
+            });
+        }
+
+        private void truncateWal(Handle handle) {
+            int busy = handle.createQuery("PRAGMA wal_checkpoint(TRUNCATE)").mapTo(Integer.class).one();
+            if (busy != 0) {
+                log.warn("The SQLite write-ahead log could not be truncated (another connection is reading or "
+                        + "writing): until the next checkpoint it may still hold deleted content");
+            }
+        }
+
+        private int pragma(Handle handle, String name) {
+            return handle.createQuery("PRAGMA " + name).mapTo(Integer.class).findOne().orElse(0);
         }
 
         @Override
@@ -79,6 +136,13 @@ public enum Dialect {
         @Override
         public boolean buildsSearchVectors() {
             return true;
+        }
+
+        @Override
+        public void reclaimErasedSpace(StoreDatabase db, boolean rewrite) {
+            String tables = String.join(", ", SchemaDao.TABLES);
+            db.writeWithoutTransaction("vacuuming the Parley tables", h -> h.execute(
+                    (rewrite ? "VACUUM (FULL) " : "VACUUM ") + tables));
         }
     };
 
@@ -165,6 +229,19 @@ public enum Dialect {
     /** Run once when the store starts, after the migrations. */
     public void initialise(Handle handle) {
     }
+
+    /**
+     * Run after a thread's rows were deleted and committed: what the database must do so that no copy is
+     * left. Never throws: a failure is logged (the delete stands).
+     */
+    public void afterErase(StoreDatabase db) {
+    }
+
+    /**
+     * Removes what deleted rows leave in the files (see {@code JdbiChatStore.reclaimErasedSpace}); with
+     * {@code rewrite}, PostgreSQL rewrites the tables ({@code VACUUM FULL}).
+     */
+    public abstract void reclaimErasedSpace(StoreDatabase db, boolean rewrite);
 
     /** A text as this database can store it (PostgreSQL's text cannot hold U+0000). */
     public String storableText(String value) {

@@ -54,11 +54,6 @@ public interface EventDao {
 
     String DELETE_EVENTS_OF_RUN = "DELETE FROM parley_run_events WHERE run_id = :runId";
 
-    String DELETE_EVENTS_OF_THREAD = "DELETE FROM parley_run_events WHERE run_id IN " + RunDao.RUNS_OF_THREAD;
-
-    String DELETE_RESERVATIONS_OF_THREAD = "DELETE FROM parley_seq_reservations WHERE run_id IN "
-            + RunDao.RUNS_OF_THREAD;
-
     /** The interface to attach on a database. */
     static Class<? extends EventDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -128,13 +123,6 @@ public interface EventDao {
     /** Deletes a run's whole event log (its seq reservation stays). */
     @SqlUpdate(DELETE_EVENTS_OF_RUN)
     void deleteEventsOfRun(String runId);
-
-    /** Deletes the events and seq reservations of a thread's runs. */
-    @SqlUpdate(DELETE_EVENTS_OF_THREAD)
-    void deleteEventsOfThread(String threadId);
-
-    @SqlUpdate(DELETE_RESERVATIONS_OF_THREAD)
-    void deleteReservationsOfThread(String threadId);
 
     /** SQLite: a batch of rows is one JDBC batch (a prepared statement run once per row, in process). */
     interface Sqlite extends EventDao {

@@ -36,11 +36,7 @@ public interface FeedbackDao {
     String LIST_FEEDBACK = "SELECT thread_id, run_id, message_id, owner_id, rating, comment, "
             + "created_at FROM parley_feedback WHERE message_id IN (<messageIds>)";
 
-    /** A thread's feedback: by its thread, and any left on its messages. */
-    String DELETE_OF_THREAD = "DELETE FROM parley_feedback WHERE thread_id = :threadId "
-            + "OR message_id IN (SELECT m.id FROM parley_messages m WHERE m.thread_id = :threadId)";
-
-    /** Saves a rating, replacing the owner's last one of the message. */
+    /** Saves a rating, replacing the owner's last one of the message; fails on a foreign key if its thread is gone. */
     @SqlUpdate(UPSERT_FEEDBACK)
     int save(@BindRow(Columns.class) Feedback feedback);
 
@@ -58,10 +54,6 @@ public interface FeedbackDao {
         }
         return found;
     }
-
-    /** Deletes a thread's feedback (before its messages: the delete finds them by thread). */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
 
     /** Binds every column of a rating. */
     final class Columns implements BindRow.Binder<Feedback> {

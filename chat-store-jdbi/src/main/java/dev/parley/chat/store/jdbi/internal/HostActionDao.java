@@ -33,8 +33,6 @@ public interface HostActionDao {
             + "SET result = :result, error = :error, completed_at = :completedAt "
             + "WHERE run_id = :runId AND execution_id = :executionId AND completed_at IS NULL";
 
-    String DELETE_OF_THREAD = "DELETE FROM parley_host_actions WHERE run_id IN " + RunDao.RUNS_OF_THREAD;
-
     @SqlUpdate(CLAIM_HOST_ACTION)
     int insertUnlessExists(String runId, String executionId, String name, String arguments, long claimedAt);
 
@@ -54,10 +52,6 @@ public interface HostActionDao {
     /** Records a claimed execution's result; 0 if it had one (or is unknown). */
     @SqlUpdate(COMPLETE_HOST_ACTION)
     int complete(String runId, String executionId, String result, boolean error, long completedAt);
-
-    /** Deletes the executions of a thread's runs. */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
 
     /** Reads a stored execution (not claimed now). */
     final class Mapper implements RowMapper<HostActionRecord> {

@@ -54,17 +54,15 @@ public interface InputDao {
     String CANCEL_PENDING_INPUTS = "UPDATE parley_inputs SET state = 'CANCELLED', resolved_at = :resolvedAt "
             + "WHERE run_id = :runId AND state = 'PENDING'";
 
-    String DELETE_OF_THREAD = "DELETE FROM parley_inputs WHERE run_id IN " + RunDao.RUNS_OF_THREAD;
-
-    /** Remembers an approval for a thread (only one that exists); a repeat changes nothing. */
+    /**
+     * Remembers an approval for a thread; a repeat changes nothing. A thread that does not exist fails the
+     * foreign key (migration V7).
+     */
     String REMEMBER_APPROVAL = "INSERT INTO parley_thread_approvals (thread_id, tool_name, approved_at) "
-            + "SELECT :threadId, :toolName, :approvedAt WHERE EXISTS (SELECT 1 FROM parley_threads WHERE id = :threadId) "
-            + "ON CONFLICT (thread_id, tool_name) DO NOTHING";
+            + "VALUES (:threadId, :toolName, :approvedAt) ON CONFLICT (thread_id, tool_name) DO NOTHING";
 
     String COUNT_APPROVALS = "SELECT COUNT(*) FROM parley_thread_approvals "
             + "WHERE thread_id = :threadId AND tool_name = :toolName";
-
-    String DELETE_APPROVALS_OF_THREAD = "DELETE FROM parley_thread_approvals WHERE thread_id = :threadId";
 
     /** Inserts inputs (one JDBC batch); the batch holds each key once. */
     @SqlBatch(INSERT_INPUT)
@@ -113,18 +111,6 @@ public interface InputDao {
 
     @SqlQuery(COUNT_APPROVALS)
     long countApprovals(String threadId, String toolName);
-
-    /** Deletes the inputs of a thread's runs and the approvals given for the thread. */
-    default void deleteOfThread(String threadId) {
-        deleteInputsOfThread(threadId);
-        deleteApprovalsOfThread(threadId);
-    }
-
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteInputsOfThread(String threadId);
-
-    @SqlUpdate(DELETE_APPROVALS_OF_THREAD)
-    void deleteApprovalsOfThread(String threadId);
 
     /** Binds every column of an input. */
     final class Columns implements BindRow.Binder<PendingInput> {

@@ -70,10 +70,12 @@ public interface MessageDao {
             + "CASE WHEN NOT :topLevel THEN NULL WHEN p.id IS NULL THEN 0 "
             + "WHEN " + JUMPS_FURTHER + " THEN j.branch_jump_depth ELSE p.branch_depth END";
 
-    String UPSERT_FROM_PARENT = " FROM (SELECT 1 AS one) origin "
-            + "LEFT JOIN parley_messages p ON p.id = :parentMessageId AND p.thread_id = :threadId AND p.top_level = TRUE "
+    String UPSERT_JOIN_PARENT = " LEFT JOIN parley_messages p ON p.id = :parentMessageId AND p.thread_id = :threadId "
+            + "AND p.top_level = TRUE "
             + "LEFT JOIN parley_messages j ON j.id = p.branch_jump "
             + "WHERE TRUE ON CONFLICT (id) DO UPDATE SET ";
+
+    String UPSERT_FROM_PARENT = " FROM (SELECT 1 AS one) origin" + UPSERT_JOIN_PARENT;
 
     String UPSERT_REPLACE = "thread_id = excluded.thread_id, run_id = excluded.run_id, "
             + "parent_message_id = excluded.parent_message_id, kind = excluded.kind, top_level = excluded.top_level, "
@@ -121,8 +123,6 @@ public interface MessageDao {
             + "WHERE c.id = :afterId AND c.thread_id = :threadId AND c.top_level = TRUE) "
             + "ORDER BY save_order LIMIT :limit";
 
-    String DELETE_OF_THREAD = "DELETE FROM parley_messages WHERE thread_id = :threadId";
-
     /** The interface to attach on a database. */
     static Class<? extends MessageDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -138,8 +138,11 @@ public interface MessageDao {
     record Encoded(Message message, String body, @Nullable String searchText, @Nullable String searchVector) {
     }
 
-    /** Upserts messages (one JDBC batch) in the order given; the batch holds each id once. */
-    void upsertInOrder(List<Encoded> messages);
+    /**
+     * Upserts messages (one JDBC batch) in the order given; the batch holds each id once. Each count is 0
+     * where the message's thread does not exist (PostgreSQL; SQLite's foreign key fails the statement).
+     */
+    int[] upsertInOrder(List<Encoded> messages);
 
     /** True if this failure of one statement of the database is the client-id index's unique violation. */
     boolean violatesClientId(SQLException e);
@@ -147,16 +150,26 @@ public interface MessageDao {
     /**
      * Upserts messages (one JDBC batch; the batch holds each id once). A user message whose client id another
      * user message of its thread has fails the batch with CONFLICT.
+     *
+     * @return the run ids of the messages not stored because their thread does not exist
      */
-    default void upsert(List<Encoded> messages) {
+    default Set<String> upsert(List<Encoded> messages) {
+        int[] counts;
         try {
-            upsertInOrder(messages);
+            counts = upsertInOrder(messages);
         } catch (JdbiException e) {
             if (UniqueViolations.any(e, this::violatesClientId)) {
                 throw clientIdConflict(messages, e);
             }
             throw e;
         }
+        Set<String> threadGone = new LinkedHashSet<>();
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                threadGone.add(messages.get(i).message().runId());
+            }
+        }
+        return threadGone;
     }
 
     @SqlQuery(FIND_MESSAGE)
@@ -252,10 +265,6 @@ public interface MessageDao {
         return afterMessageId == null ? firstTopLevel(threadId, limit) : topLevelAfter(threadId, afterMessageId, limit);
     }
 
-    /** Deletes a thread's messages. */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
-
     /** A stored message; one that cannot be read (corrupt, or of a type this version does not know) is a store failure. */
     static Message decode(String body) {
         try {
@@ -302,7 +311,7 @@ public interface MessageDao {
 
         @Override
         @SqlBatch(UPSERT_MESSAGE)
-        void upsertInOrder(@BindRow(TextColumns.class) List<Encoded> messages);
+        int[] upsertInOrder(@BindRow(TextColumns.class) List<Encoded> messages);
 
         /** sqlite-jdbc names the index's columns: {@code … parley_messages.thread_id, parley_messages.client_message_id}. */
         @Override
@@ -316,13 +325,19 @@ public interface MessageDao {
      * itself is only in the body.
      */
     interface Postgres extends MessageDao {
+        /**
+         * The upsert from the thread's row, locked first ({@code FOR KEY SHARE}; no row, count 0, when the
+         * thread does not exist): a thread's delete locks the thread, then its messages, so a batch must not
+         * hold a message's row while it waits for the thread (see {@link RunDao.Postgres}).
+         */
         String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_vector) " + UPSERT_VALUES
-                + ", CAST(:searchVector AS tsvector)" + UPSERT_FROM_PARENT + UPSERT_REPLACE
-                + ", search_vector = excluded.search_vector";
+                + ", CAST(:searchVector AS tsvector)"
+                + " FROM (SELECT 1 AS one FROM parley_threads t WHERE t.id = :threadId FOR KEY SHARE) origin"
+                + UPSERT_JOIN_PARENT + UPSERT_REPLACE + ", search_vector = excluded.search_vector";
 
         @Override
         @SqlBatch(UPSERT_MESSAGE)
-        void upsertInOrder(@BindRow(VectorColumns.class) List<Encoded> messages);
+        int[] upsertInOrder(@BindRow(VectorColumns.class) List<Encoded> messages);
 
         @Override
         default boolean violatesClientId(SQLException e) {

@@ -48,12 +48,13 @@ public interface RunDao {
             + "finished_at, error_code, error_message, input_tokens, output_tokens, total_tokens, "
             + "guardrails_failure_reason";
 
-    /** Inserts a run, or replaces all of it but its id and {@code save_order}. */
-    String UPSERT_RUN = "INSERT INTO parley_runs (" + COLUMNS + ") VALUES (:id, :threadId, "
+    String RUN_VALUES = ":id, :threadId, "
             + ":ownerId, :status, :userMessageId, :assistantMessageId, :input, :modelId, :skill, :maxIterations, "
             + ":context, :createdAt, :startedAt, :finishedAt, :errorCode, :errorMessage, :inputTokens, "
-            + ":outputTokens, :totalTokens, :guardrailsFailureReason) "
-            + "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, owner_id = excluded.owner_id, "
+            + ":outputTokens, :totalTokens, :guardrailsFailureReason";
+
+    /** What an upsert of a run replaces: all of it but its id and {@code save_order}. */
+    String RUN_ON_CONFLICT = "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, owner_id = excluded.owner_id, "
             + "status = excluded.status, user_message_id = excluded.user_message_id, "
             + "assistant_message_id = excluded.assistant_message_id, input = excluded.input, "
             + "model_id = excluded.model_id, skill = excluded.skill, max_iterations = excluded.max_iterations, "
@@ -62,6 +63,9 @@ public interface RunDao {
             + "error_message = excluded.error_message, input_tokens = excluded.input_tokens, "
             + "output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens, "
             + "guardrails_failure_reason = excluded.guardrails_failure_reason";
+
+    /** Inserts a run, or replaces all of it but its id and {@code save_order}. */
+    String UPSERT_RUN = "INSERT INTO parley_runs (" + COLUMNS + ") VALUES (" + RUN_VALUES + ") " + RUN_ON_CONFLICT;
 
     String FIND_RUN = "SELECT " + COLUMNS + " FROM parley_runs WHERE id = :id";
 
@@ -87,6 +91,9 @@ public interface RunDao {
 
     String HELD_LEASES = "SELECT id FROM parley_runs WHERE id IN (<runIds>) AND lease_owner = :instanceId";
 
+    /** Which of these runs are stored (after a batch failed on a foreign key: which runs are gone?). */
+    String STORED_RUN_IDS = "SELECT id FROM parley_runs WHERE id IN (<runIds>)";
+
     /** Takes an active run over if its lease expired or it has none; the row count says whether it worked. */
     String TAKE_OVER_RUN = "UPDATE parley_runs SET lease_owner = :instanceId, lease_until = :until "
             + "WHERE id = :runId AND status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT') "
@@ -110,11 +117,6 @@ public interface RunDao {
 
     String MARK_COMPACTED = "UPDATE parley_runs SET events_compacted_at = :at WHERE id = :runId";
 
-    /** The ids of a thread's runs, for the deletes of what belongs to them. */
-    String RUNS_OF_THREAD = "(SELECT r.id FROM parley_runs r WHERE r.thread_id = :threadId)";
-
-    String DELETE_OF_THREAD = "DELETE FROM parley_runs WHERE thread_id = :threadId";
-
     /** The interface to attach on a database. */
     static Class<? extends RunDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -125,26 +127,37 @@ public interface RunDao {
 
     // ------------------------------------------------------------------ runs
 
-    @SqlBatch(UPSERT_RUN)
-    void upsertInOrder(@BindRow(Columns.class) List<Run> runs);
+    /** Upserts runs (one JDBC batch) in the order given; each count is 0 where the run's thread does not exist. */
+    int[] upsertInOrder(List<Run> runs);
 
     /**
      * Upserts the runs (one JDBC batch; the batch holds each id once), those that hold their thread
      * (RUNNING, WAITING_FOR_INPUT) last, so that a run that ends and the next that starts can share a batch
      * (the index is checked row by row); otherwise in batch order. A run that would be a thread's second
      * active run fails the batch with CONFLICT.
+     *
+     * @return the ids of the runs not stored because their thread does not exist (PostgreSQL; on SQLite the
+     *     foreign key fails the statement instead)
      */
-    default void upsert(List<Run> runs) {
+    default Set<String> upsert(List<Run> runs) {
         List<Run> ordered = new ArrayList<>(runs);
         ordered.sort(Comparator.comparing(RunDao::holdsThread)); // stable: false (leaving or idle) first
+        int[] counts;
         try {
-            upsertInOrder(ordered);
+            counts = upsertInOrder(ordered);
         } catch (JdbiException e) {
             if (brokeOneActiveRun(e)) {
                 throw oneActiveRunConflict(ordered, e);
             }
             throw e;
         }
+        Set<String> threadGone = new LinkedHashSet<>();
+        for (int i = 0; i < counts.length; i++) {
+            if (counts[i] == 0) {
+                threadGone.add(ordered.get(i).id());
+            }
+        }
+        return threadGone;
     }
 
     @SqlQuery(FIND_RUN)
@@ -165,10 +178,6 @@ public interface RunDao {
     default List<Run> findOfThread(String threadId, Set<RunStatus> statuses) {
         return statuses.isEmpty() ? List.of() : findOfThreadByStatusNames(threadId, names(statuses));
     }
-
-    /** Deletes a thread's runs. */
-    @SqlUpdate(DELETE_OF_THREAD)
-    void deleteOfThread(String threadId);
 
     // ------------------------------------------------------------------ compaction
 
@@ -193,8 +202,21 @@ public interface RunDao {
     // ------------------------------------------------------------------ leases
 
     /** Sets leases (one JDBC batch). */
+    /** Sets the leases (one JDBC batch); each count is 0 where the run is not stored. */
     @SqlBatch(SET_LEASE)
-    void setLeases(@BindRow(LeaseColumns.class) List<RunLease> leases);
+    int[] setLeases(@BindRow(LeaseColumns.class) List<RunLease> leases);
+
+    @SqlQuery(STORED_RUN_IDS)
+    List<String> storedIdsOf(@BindList List<String> runIds);
+
+    /** Which of these runs are stored (long id lists are read in chunks). */
+    default Set<String> storedIds(Collection<String> runIds) {
+        Set<String> stored = new HashSet<>();
+        for (List<String> chunk : InLists.chunks(runIds)) {
+            stored.addAll(storedIdsOf(chunk));
+        }
+        return stored;
+    }
 
     @SqlUpdate(RENEW_LEASES)
     void renew(String instanceId, long until, @BindList List<String> runIds);
@@ -308,6 +330,10 @@ public interface RunDao {
         @SqlQuery(FENCE_LOST_RUNS)
         List<LeaseHolder> fence(@BindList List<String> runIds, String fence);
 
+        @Override
+        @SqlBatch(UPSERT_RUN)
+        int[] upsertInOrder(@BindRow(Columns.class) List<Run> runs);
+
         /** sqlite-jdbc names the index's column: {@code UNIQUE constraint failed: parley_runs.thread_id}. */
         @Override
         default boolean violatesOneActiveRun(SQLException e) {
@@ -315,17 +341,33 @@ public interface RunDao {
         }
     }
 
-    /** PostgreSQL: the fence locks the runs' rows; a unique violation has its SQLSTATE. */
+    /**
+     * PostgreSQL: the fence locks the runs' rows; a unique violation has its SQLSTATE. Every statement of a
+     * batch that locks a run's row, or a message's, first locks the row's thread ({@code FOR KEY SHARE}, as
+     * the foreign key's own check would): a thread's delete locks the thread's row first and then its
+     * runs' and messages', so a batch taking them in the other order could deadlock with it.
+     */
     interface Postgres extends RunDao {
         /**
          * The lease owners of its runs (ids in order), their rows locked until the batch commits. A take-over
          * (an UPDATE of the row) then waits for the batch, and a batch waiting for a take-over reads the lease
          * it committed. FOR NO KEY UPDATE rather than FOR SHARE: the batch may update these rows itself (a
          * run's upsert, its lease), and two batches sharing a row's lock and both upgrading it would deadlock;
-         * this way the second waits for the first.
+         * this way the second waits for the first. Each run's thread is locked (the filter, below the row
+         * lock) before the run.
          */
-        String FENCE_LOCK_RUNS = "SELECT id, lease_owner FROM parley_runs WHERE id IN (<runIds>) "
-                + "ORDER BY id FOR NO KEY UPDATE";
+        String FENCE_LOCK_RUNS = "SELECT r.id, r.lease_owner FROM parley_runs r WHERE r.id IN (<runIds>) "
+                + "AND EXISTS (SELECT 1 FROM parley_threads t WHERE t.id = r.thread_id FOR KEY SHARE) "
+                + "ORDER BY r.id FOR NO KEY UPDATE OF r";
+
+        /** The upsert, from the thread's row locked first: no row (count 0) when the thread does not exist. */
+        String UPSERT_RUN_AFTER_ITS_THREAD = "INSERT INTO parley_runs (" + COLUMNS + ") SELECT " + RUN_VALUES
+                + " FROM (SELECT 1 AS one FROM parley_threads t WHERE t.id = :threadId FOR KEY SHARE) thread "
+                + RUN_ON_CONFLICT;
+
+        @Override
+        @SqlBatch(UPSERT_RUN_AFTER_ITS_THREAD)
+        int[] upsertInOrder(@BindRow(Columns.class) List<Run> runs);
 
         @Override
         @SqlQuery(FENCE_LOCK_RUNS)

@@ -45,6 +45,9 @@ public interface SchemaDao {
     /** 1 if the index exists, else 0. */
     int indexExists(String name);
 
+    /** How many foreign keys the table has (version 7 gave every child table one). */
+    int foreignKeyCount(String table);
+
     /**
      * Checks the schema, each probe on a read of its own.
      *
@@ -78,6 +81,9 @@ public interface SchemaDao {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the index " + MessageDao.CLIENT_ID_INDEX
                     + " of version 5 is missing)");
         }
+        if (db.read("probing the schema version", dao -> dao.schema().foreignKeyCount("parley_run_events")) == 0) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the foreign keys of version 7 are missing)");
+        }
     }
 
     /** SQLite: the index in {@code sqlite_master}. */
@@ -85,6 +91,10 @@ public interface SchemaDao {
         @Override
         @SqlQuery("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name")
         int indexExists(String name);
+
+        @Override
+        @SqlQuery("SELECT COUNT(*) FROM pragma_foreign_key_list(:table)")
+        int foreignKeyCount(String table);
     }
 
     /** PostgreSQL: the index in the search path (where the tables are found). */
@@ -92,5 +102,9 @@ public interface SchemaDao {
         @Override
         @SqlQuery("SELECT CASE WHEN to_regclass(:name) IS NULL THEN 0 ELSE 1 END")
         int indexExists(String name);
+
+        @Override
+        @SqlQuery("SELECT COUNT(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = to_regclass(:table)")
+        int foreignKeyCount(String table);
     }
 }

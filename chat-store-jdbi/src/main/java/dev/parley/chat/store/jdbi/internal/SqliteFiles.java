@@ -21,7 +21,8 @@ public final class SqliteFiles {
     /**
      * A data source opening {@code file} in WAL mode (readers never wait for the writer), with
      * {@code synchronous=FULL} (a commit survives a power loss: seq reservations must), the busy timeout
-     * (another process's writer is waited for) and write transactions that take the write lock when they
+     * (another process's writer is waited for), foreign keys enforced and deleted content overwritten
+     * ({@code secure_delete}: also on the migrations' connections) and write transactions that take the write lock when they
      * begin ({@code BEGIN IMMEDIATE}). Creates the file's folder if it is missing.
      *
      * @throws ChatException STORE_FAILURE if the folder cannot be created
@@ -40,6 +41,8 @@ public final class SqliteFiles {
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
         config.setBusyTimeout((int) Math.min(Integer.MAX_VALUE, busyTimeout.toMillis()));
         config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        config.enforceForeignKeys(true);
+        config.setPragma(SQLiteConfig.Pragma.SECURE_DELETE, "true");
         SQLiteDataSource dataSource = new SQLiteDataSource(config);
         dataSource.setUrl("jdbc:sqlite:" + file.toAbsolutePath());
         return dataSource;

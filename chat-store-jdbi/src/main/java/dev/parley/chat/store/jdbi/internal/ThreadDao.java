@@ -6,12 +6,16 @@ import dev.parley.chat.store.ThreadCursor;
 import dev.parley.chat.store.ThreadTouch;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
+import org.jdbi.v3.sqlobject.customizer.BindList;
 import org.jdbi.v3.sqlobject.statement.SqlBatch;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
@@ -20,7 +24,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The threads ({@code parley_threads}): creating, reading, listing an owner's threads page by page, renaming
  * and the engine's touches (also of the active branch and the session head). Deleting a thread removes its
- * row here; what goes with it is each DAO's {@code deleteOfThread}. The writes of a title differ: SQLite's
+ * row here, and the foreign keys' cascades (migration V7) every row that belongs to it. The writes of a
+ * title differ: SQLite's
  * title index is kept by triggers ({@link Sqlite}), PostgreSQL's row carries its title's search vector
  * ({@link Postgres}); the store uses its database's interface ({@link #of}). The reads are shared.
  */
@@ -59,6 +64,9 @@ public interface ThreadDao {
 
     String DELETE_THREAD = "DELETE FROM parley_threads WHERE id = :threadId";
 
+    /** Which of these threads exist (after a batch failed on a foreign key: which threads are gone?). */
+    String EXISTING_THREAD_IDS = "SELECT id FROM parley_threads WHERE id IN (<threadIds>)";
+
     /** The interface to attach on a database. */
     static Class<? extends ThreadDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -91,7 +99,19 @@ public interface ThreadDao {
     /** Applies the engine's touches (one JDBC batch). */
     void touch(List<ThreadTouch> touches);
 
-    /** Deletes the thread's row; 0 if there was none. */
+    @SqlQuery(EXISTING_THREAD_IDS)
+    List<String> existingIdsOf(@BindList List<String> threadIds);
+
+    /** Which of these threads exist (long id lists are read in chunks). */
+    default Set<String> existingIds(Collection<String> threadIds) {
+        Set<String> existing = new HashSet<>();
+        for (List<String> chunk : InLists.chunks(threadIds)) {
+            existing.addAll(existingIdsOf(chunk));
+        }
+        return existing;
+    }
+
+    /** Deletes the thread's row, and by the foreign keys' cascades every row of it; 0 if there was none. */
     @SqlUpdate(DELETE_THREAD)
     int delete(String threadId);
 
