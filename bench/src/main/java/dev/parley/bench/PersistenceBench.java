@@ -130,7 +130,20 @@ final class PersistenceBench {
         return events.size() / ((System.nanoTime() - start) / 1e9);
     }
 
+    /** Stores the thread and the run the events belong to: the store refuses events of a run it does not hold. */
+    private static void holdTheRun(JdbiChatStore store, List<RunEvent> events) {
+        String runId = events.get(0).runId();
+        java.time.Instant now = java.time.Instant.now();
+        dev.parley.chat.model.ChatThread thread = new dev.parley.chat.model.ChatThread("bench-" + runId, "bench", null,
+                null, null, null, dev.parley.chat.model.ThreadStatus.ACTIVE, now, now);
+        store.createThread(thread);
+        store.write(StoreBatch.builder().run(new dev.parley.chat.model.Run(runId, thread.id(), "bench",
+                dev.parley.chat.model.RunStatus.RUNNING, null, UUID.randomUUID().toString(), "bench", null, null, null,
+                java.util.Map.of(), now, now, null, null, null, null)).build());
+    }
+
     private static long writeAll(JdbiChatStore store, List<RunEvent> events) {
+        holdTheRun(store, events);
         long start = System.nanoTime();
         for (int from = 0; from < events.size(); from += BATCH) {
             store.write(StoreBatch.builder().events(events.subList(from, Math.min(events.size(), from + BATCH))).build());
@@ -173,7 +186,9 @@ final class PersistenceBench {
 
     private long sqliteRaw(List<RunEvent> events) throws SQLException {
         Path file = env.databases.newSqliteFile("persist-raw");
-        JdbiChatStore.sqlite(file).build().close(); // creates the same tables
+        try (JdbiChatStore tables = JdbiChatStore.sqlite(file).build()) { // creates the same tables
+            holdTheRun(tables, events);
+        }
         try (Connection connection = Databases.sqliteConnection(file)) {
             return insertAll(connection, events, INSERT);
         }
@@ -197,7 +212,9 @@ final class PersistenceBench {
         String url = env.databases.newPostgresSchema("persist_unnest");
         HikariDataSource pool = env.databases.pool(url, 2);
         try {
-            JdbiChatStore.builder(pool).build().close(); // creates the same tables
+            try (JdbiChatStore tables = JdbiChatStore.builder(pool).build()) { // creates the same tables
+                holdTheRun(tables, events);
+            }
             ChatJson json = ChatJson.shared();
             List<String> payloads = new ArrayList<>(events.size());
             for (RunEvent e : events) {
@@ -247,7 +264,9 @@ final class PersistenceBench {
         String url = env.databases.newPostgresSchema("persist_raw") + (rewrite ? "&reWriteBatchedInserts=true" : "");
         HikariDataSource pool = env.databases.pool(url, 2);
         try {
-            JdbiChatStore.builder(pool).build().close(); // creates the same tables
+            try (JdbiChatStore tables = JdbiChatStore.builder(pool).build()) { // creates the same tables
+                holdTheRun(tables, events);
+            }
             try (Connection connection = pool.getConnection()) {
                 return insertAll(connection, events, sql);
             }
