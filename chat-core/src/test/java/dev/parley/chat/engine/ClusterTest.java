@@ -513,4 +513,46 @@ class ClusterTest extends EngineTestSupport {
             shared.shutdownNow();
         }
     }
+
+    /**
+     * Deletion is final across instances too: a run another instance starts on a thread while it is being
+     * deleted (that instance does not know) writes nothing after the delete — the store refuses rows of a
+     * thread that is gone — and leaves that instance's memory.
+     */
+    @Test
+    void aRunAnotherInstanceStartsDuringADeleteLeavesNoRow() {
+        java.util.concurrent.atomic.AtomicReference<ChatEngine> other = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<RunTicket> started = new java.util.concurrent.atomic.AtomicReference<>();
+        ChatStore deletingSlowly = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("deleteThread") && started.get() == null) {
+                started.set(other.get().startRun(ALICE, (String) args[0], StartRun.of("late")));
+                Thread.sleep(200);
+            }
+            return proceed.call();
+        });
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.instant("unused")), deletingSlowly);
+        other.set(instance("b", ScriptedRuntime.playing(Scripts.slow(60, 20)), store));
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+
+        a.deleteThread(ALICE, thread);
+        RunTicket late = started.get();
+        assertThat(late).as("b started a run while a was deleting").isNotNull();
+        await(() -> {
+            try {
+                other.get().state(ALICE, late.runId());
+                return false;
+            } catch (dev.parley.chat.ChatException e) {
+                return e.code() == ErrorCode.NOT_FOUND;
+            }
+        }, gone -> gone, "b to drop the run of the deleted thread");
+        try {
+            Thread.sleep(300);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        assertThat(store.findThread(thread)).isEmpty();
+        assertThat(store.findRun(late.runId())).as("the late run's row").isEmpty();
+        assertThat(store.readEvents(late.runId(), 0, 1_000)).as("its events").isEmpty();
+        assertThat(store.findMessages(List.of(late.userMessageId(), late.assistantMessageId()))).isEmpty();
+    }
 }
