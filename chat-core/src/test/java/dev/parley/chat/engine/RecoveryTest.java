@@ -230,4 +230,31 @@ class RecoveryTest extends EngineTestSupport {
         assertThat(continued.completed()).isTrue();
         assertThat(continued.events()).first().satisfies(e -> assertThat(e.seq()).isGreaterThan(cursor));
     }
+
+    /**
+     * Found by the simulation: when the first look for the runs a last process left failed, the look tried
+     * again two seconds later took the runs this engine had started meanwhile for left-overs — it ended them
+     * INTERRUPTED and ran a second copy of each. A retried look now leaves this engine's own runs alone.
+     */
+    @Test
+    void aRetriedRecoveryLeavesTheRunsThisEngineStartedAlone() {
+        java.util.concurrent.atomic.AtomicBoolean firstLook = new java.util.concurrent.atomic.AtomicBoolean(true);
+        dev.parley.chat.store.ChatStore real = store;
+        store = dev.parley.chat.testing.InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("findRuns") && firstLook.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the first look fails");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.slow(30, 100)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("take your time"));
+
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(firstLook).as("the first look failed").isFalse();
+        List<RunEvent> events = real.readEvents(run.id(), 0, 1_000);
+        assertThat(events).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(events.get(events.size() - 1).event())
+                .isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+    }
 }

@@ -166,6 +166,7 @@ public final class RunManager implements RunHost {
                 throw e;
             }
             ctx.activeRuns.put(run.id(), created);
+            recovery.startedHere(run.id());
             if (!busy) {
                 ctx.lanes.occupy(threadId, created);
             } else {

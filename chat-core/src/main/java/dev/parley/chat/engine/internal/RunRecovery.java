@@ -27,13 +27,20 @@ final class RunRecovery {
 
     private final EngineContext ctx;
     private final RunManager manager;
+    /** Runs this engine started before it found the left-overs (see {@link #startedHere}). */
+    private final java.util.Set<String> startedHere = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean settled;
 
     RunRecovery(EngineContext ctx, RunManager manager) {
         this.ctx = ctx;
         this.manager = manager;
     }
 
-    /** Recovers every run the store holds as active (alone on the store: they were all this host's). */
+    /**
+     * Recovers every run the store holds as active that the last process left (alone on the store: they were
+     * all this host's). Runs this engine started itself — it may have been working for a while when a retried
+     * look finds them — are not left-overs: they are skipped.
+     */
     void recoverAll() {
         List<Run> left;
         try {
@@ -43,7 +50,19 @@ final class RunRecovery {
             retryRecovery(null);
             return;
         }
-        recoverEach(left);
+        settled = true;
+        recoverEach(left.stream().filter(run -> !startedHere.contains(run.id())).toList());
+        startedHere.clear();
+    }
+
+    /**
+     * A run this engine started: until the left-overs were found (the first look may fail and be retried
+     * while the engine already works), such a run must not be taken for one.
+     */
+    void startedHere(String runId) {
+        if (!settled) {
+            startedHere.add(runId);
+        }
     }
 
     private void recoverEach(List<Run> left) {
@@ -112,7 +131,7 @@ final class RunRecovery {
         active.replayStored(stored);
         boolean start;
         synchronized (ctx.lanes) {
-            if (manager.isClosing()) {
+            if (manager.isClosing() || ctx.activeRuns.containsKey(run.id())) {
                 return;
             }
             ctx.activeRuns.put(run.id(), active);
