@@ -127,7 +127,7 @@ status=0
 ip netns exec "$ns" env PARLEY_HERMES_SRC="$source_dir" PARLEY_HERMES_PYTHON="$work/venv/bin/python" \
   PARLEY_REQUIRE_REAL_HERMES=true \
   mvn -o -B -pl examples/hermes-bridge -am test-compile surefire:test -Dtest='RealHermes*Test' \
-  -Dsurefire.failIfNoSpecifiedTests=false || status=$?
+  -Dsurefire.failIfNoSpecifiedTests=false -Dsurefire.timeout=300 || status=$?
 if [ "$status" != "0" ]; then
   logs=$(ls -dt examples/hermes-bridge/target/real-hermes/run-* 2>/dev/null | head -n 1 || true)
   if [ -n "$logs" ]; then

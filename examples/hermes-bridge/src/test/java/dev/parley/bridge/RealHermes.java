@@ -50,17 +50,15 @@ final class RealHermes implements AutoCloseable {
     private final Process apiServer;
     private final int apiServerPort;
     private final String apiServerKey;
-    private final Path apiServerLog;
 
     private RealHermes(Path work, ScriptedModel model, BridgeProcess bridge, Process apiServer, int apiServerPort,
-            String apiServerKey, Path apiServerLog) {
+            String apiServerKey) {
         this.work = work;
         this.model = model;
         this.bridge = bridge;
         this.apiServer = apiServer;
         this.apiServerPort = apiServerPort;
         this.apiServerKey = apiServerKey;
-        this.apiServerLog = apiServerLog;
     }
 
     /** Why a real Hermes cannot run here, or null when it can. */
@@ -140,7 +138,7 @@ final class RealHermes implements AutoCloseable {
             String version = awaitHealth(apiServer, port, serverLog);
             System.out.printf("Real Hermes tests: Hermes Agent %s from %s, the Bridge and the API server up in %.1f s;"
                     + " logs in %s%n", version, source, (System.nanoTime() - began) / 1e9, work);
-            return new RealHermes(work, model, bridge, apiServer, port, key, serverLog);
+            return new RealHermes(work, model, bridge, apiServer, port, key);
         } catch (Exception | Error e) {
             if (bridge != null) {
                 bridge.stop();
@@ -220,10 +218,7 @@ final class RealHermes implements AutoCloseable {
                 .apiServerApprovalTimeout(APPROVAL_TIMEOUT).idleTimeout(Duration.ofSeconds(45)).build());
     }
 
-    String apiServerLog() {
-        return tail(apiServerLog);
-    }
-
+    /** The API server's bearer token, a secret. */
     String apiServerKey() {
         return apiServerKey;
     }

@@ -1,6 +1,10 @@
 package dev.parley.bridge;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -16,9 +20,13 @@ class RealHermesApiServerTest extends RealHermesChecks {
     }
 
     @AfterAll
-    static void disconnect() {
+    static void disconnect() throws Exception {
         if (adapter != null) {
             adapter.close();
+        }
+        String log = System.getProperty("org.slf4j.simpleLogger.logFile");
+        if (hermes != null && log != null && Files.exists(Path.of(log))) {
+            assertThat(Files.readString(Path.of(log))).as("the adapter's log").doesNotContain(hermes.apiServerKey());
         }
     }
 
