@@ -121,7 +121,9 @@ final class RealHermes implements AutoCloseable {
 
             Path serverHome = hermesHome(work.resolve("api-server-home"), model);
             int port = FreePorts.outsideEphemeralRange();
-            String key = "parley-it-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+            byte[] secret = new byte[16];
+            new SecureRandom().nextBytes(secret);
+            String key = "parley-it-" + HexFormat.of().formatHex(secret);
             Path serverLog = work.resolve("api-server.log");
             ProcessBuilder builder = new ProcessBuilder(python, "-m", "hermes_cli.main", "gateway", "run", "--replace", "-v")
                     .directory(serverHome.toFile()).redirectErrorStream(true).redirectOutput(serverLog.toFile());
