@@ -10,49 +10,73 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code python3 -m parley_bridge} as a child process on a free loopback port, over the stand-in Hermes in
- * {@code tests/standin} (scripted by {@code standin-scripts.json}). Its log goes to a file; stdout must stay empty.
+ * {@code python -m parley_bridge} as a child process on a free loopback port, over the stand-in Hermes in
+ * {@code tests/standin} (scripted by {@code standin-scripts.json}, see {@link #overStandIn}) or over a real
+ * Hermes Agent ({@link #overHermes}). Its log goes to a file; stdout must stay empty.
  */
 final class BridgeProcess implements AutoCloseable {
     static final String TOKEN = "it-token-5f0c2a9e71";
 
     private final Path work;
+    private final String python;
+    private final Path hermes;
     private final Map<String, String> extraEnv;
     private Process process;
     private int port;
     private int starts;
 
-    BridgeProcess(Path work, Map<String, String> extraEnv) {
+    private BridgeProcess(Path work, String python, Path hermes, Map<String, String> extraEnv) {
         this.work = work;
+        this.python = python;
+        this.hermes = hermes;
         this.extraEnv = extraEnv;
+    }
+
+    /** The Bridge over the stand-in Hermes, with the system's {@code python3} (or {@code -Dpython}). */
+    static BridgeProcess overStandIn(Path work, Map<String, String> extraEnv) {
+        Path scripts = Path.of(System.getProperty("bridge.scripts", "src/test/resources/standin-scripts.json"));
+        Map<String, String> env = new java.util.HashMap<>(extraEnv);
+        env.put("HERMES_STANDIN_SCRIPTS", bridgeDir().resolve(scripts).toAbsolutePath().toString());
+        env.put("HERMES_STANDIN_APPROVAL_TIMEOUT", "30");
+        return new BridgeProcess(work, System.getProperty("bridge.python", "python3"),
+                bridgeDir().resolve("tests/standin"), env);
+    }
+
+    /**
+     * The Bridge over the Hermes Agent source in {@code hermesSource}, run by {@code python} (which has Hermes'
+     * dependencies); {@code env} holds at least its {@code HERMES_HOME}.
+     */
+    static BridgeProcess overHermes(Path work, String python, Path hermesSource, Map<String, String> env) {
+        return new BridgeProcess(work, python, hermesSource, env);
+    }
+
+    private static Path bridgeDir() {
+        return Path.of(System.getProperty("bridge.dir", "."));
     }
 
     /** Starts (or restarts) the Bridge and waits until it listens. */
     BridgeProcess start() throws IOException, InterruptedException {
-        Path dir = Path.of(System.getProperty("bridge.dir", "."));
+        Path dir = bridgeDir();
         Path portFile = work.resolve("port-" + ++starts);
-        Path scripts = Path.of(System.getProperty("bridge.scripts", "src/test/resources/standin-scripts.json"));
-        ProcessBuilder builder = new ProcessBuilder(System.getProperty("bridge.python", "python3"), "-m", "parley_bridge",
+        ProcessBuilder builder = new ProcessBuilder(python, "-m", "parley_bridge",
                 "--port", "0", "--port-file", portFile.toString(), "--work-root", work.resolve("work").toString(),
                 "--heartbeat", "1", "--log-level", "DEBUG", "--log-file", work.resolve("bridge.log").toString())
                 .directory(dir.toFile())
                 .redirectOutput(work.resolve("stdout-" + starts + ".txt").toFile())
                 .redirectError(work.resolve("stderr-" + starts + ".txt").toFile());
         Map<String, String> env = builder.environment();
-        env.put("PYTHONPATH", dir.resolve("tests/standin") + java.io.File.pathSeparator + dir);
+        env.put("PYTHONPATH", hermes + java.io.File.pathSeparator + dir);
         env.put("PYTHONDONTWRITEBYTECODE", "1");
-        env.put("HERMES_STANDIN_SCRIPTS", dir.resolve(scripts).toAbsolutePath().toString());
-        env.put("HERMES_STANDIN_APPROVAL_TIMEOUT", "30");
         env.put("PARLEY_BRIDGE_TOKEN", TOKEN);
         env.putAll(extraEnv);
         process = builder.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("the Bridge exited " + process.exitValue() + ": " + log());
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the Bridge did not start within 30 s: " + log());
+                throw new IllegalStateException("the Bridge did not start within 60 s: " + log());
             }
             Thread.sleep(50);
         }

@@ -62,7 +62,7 @@ class ReferenceBridgeTest {
         victim = Files.createDirectories(work.resolve("victim"));
         Files.writeString(victim.resolve("keep.txt"), "precious");
         modelLog = work.resolve("model-requests.jsonl");
-        bridge = new BridgeProcess(work, Map.of("PARLEY_TEST_VICTIM", victim.toString(),
+        bridge = BridgeProcess.overStandIn(work, Map.of("PARLEY_TEST_VICTIM", victim.toString(),
                 "HERMES_STANDIN_MODEL_LOG", modelLog.toString())).start();
         proxy = new CuttableProxy(bridge.port());
         adapter = new HermesRuntimeAdapter(HermesConfig.builder().baseUrl("http://127.0.0.1:" + proxy.port())
