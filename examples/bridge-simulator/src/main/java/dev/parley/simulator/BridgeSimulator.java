@@ -3,8 +3,8 @@ package dev.parley.simulator;
 import static dev.parley.simulator.internal.Exchanges.clip;
 import static dev.parley.simulator.internal.Exchanges.error;
 import static dev.parley.simulator.internal.Exchanges.json;
-import static dev.parley.simulator.internal.Exchanges.readJson;
-import static dev.parley.simulator.internal.Exchanges.text;
+import static dev.parley.simulator.internal.Exchanges.parseJson;
+import static dev.parley.simulator.internal.Exchanges.refuse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,20 +12,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.parley.chat.runtime.RunThreads;
+import dev.parley.simulator.internal.Admission;
 import dev.parley.simulator.internal.Agent;
 import dev.parley.simulator.internal.ApprovalMemory;
 import dev.parley.simulator.internal.ControlRoutes;
-import dev.parley.simulator.internal.FrameLog;
+import dev.parley.simulator.internal.Exchanges;
+import dev.parley.simulator.internal.Routes;
 import dev.parley.simulator.internal.SimRun;
-import java.io.BufferedOutputStream;
+import dev.parley.simulator.internal.StartRequest;
+import dev.parley.simulator.internal.StreamWriter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -53,26 +53,31 @@ import org.slf4j.LoggerFactory;
  * frame was produced, for latency measurements. Each request and each run's scripted agent has a thread of
  * its own ({@link RunThreads}: virtual on Java 21+, so that the simulator, standing in for a remote Bridge,
  * adds no platform thread per waiting run to the JVM it is embedded in). Thread-safe.
+ *
+ * <p>Like every Bridge it refuses web pages' requests ({@link Admission}), reads a body only after the
+ * request's token was checked, and makes up unguessable ids for the inputs it asks.
  */
 public final class BridgeSimulator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int BATCH = 512;
-    private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final SimulatorConfig config;
     private final HttpServer server;
     private final ExecutorService http;
     private final ExecutorService agents;
-    private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
-    private final Map<String, String> activeBySession = new HashMap<>();
-    private final Map<String, Boolean> sessions = new HashMap<>();
+    private final StreamWriter streamWriter;
     private final ApprovalMemory approvals = new ApprovalMemory();
-    private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
+    private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
     private final Map<String, RunRequestSeen> requests = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> streams = new ConcurrentHashMap<>();
     private final Clock clock = Clock.systemUTC();
     private volatile boolean closed;
+
+    // guarded by the lock "sessions"
+    /** The Hermes sessions the simulator holds. */
+    private final Map<String, Boolean> sessions = new HashMap<>();
+    private final Map<String, String> activeBySession = new HashMap<>();
+    private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
 
     /**
      * What the simulator received for a run (for tests): the session asked for, whether a model key came, and how
@@ -86,6 +91,7 @@ public final class BridgeSimulator implements AutoCloseable {
         this.config = config;
         this.http = RunThreads.executor("bridge-sim-http");
         this.agents = RunThreads.executor("bridge-sim-agent");
+        this.streamWriter = new StreamWriter(config.heartbeatInterval(), config.dropAfterFrames(), () -> closed);
         this.server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
         server.createContext("/", this::handle);
         server.setExecutor(http);
@@ -104,7 +110,8 @@ public final class BridgeSimulator implements AutoCloseable {
 
     /** {@code http://host:port}, the base URL for a client. */
     public String baseUrl() {
-        return "http://" + config.host() + ":" + port();
+        String host = config.host();
+        return "http://" + (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port();
     }
 
     public SimulatorConfig config() {
@@ -162,13 +169,15 @@ public final class BridgeSimulator implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try {
             route(exchange);
-        } catch (Abrupt cut) {
-            // not closing the exchange: the server then drops the connection mid-body
+        } catch (Exchanges.ConnectionCut cut) {
+            // not closing the exchange: the server then drops the connection, leaving the request body unread
+            // or the response body unfinished
             throw cut;
         } catch (IOException e) {
             log.debug("A client went away: {}", e.toString());
         } catch (RuntimeException e) {
-            log.error("The simulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+            log.error("The simulator failed on {} {}", exchange.getRequestMethod(), clip(exchange.getRequestURI().getPath()),
+                    e);
             try {
                 error(exchange, 500, "INTERNAL", "the simulator failed: " + e.getClass().getSimpleName(), true);
             } catch (IOException | RuntimeException ignored) {
@@ -178,86 +187,71 @@ public final class BridgeSimulator implements AutoCloseable {
         exchange.close();
     }
 
+    /** Headers first (admission, route, method, token), the body only then, as the protocol's section 1 says. */
     private void route(HttpExchange ex) throws IOException {
-        URI uri = ex.getRequestURI();
         String method = ex.getRequestMethod();
-        String[] path = uri.getPath().replaceAll("^/+|/+$", "").split("/");
-        if (path.length == 1 && path[0].equals("health")) {
-            if (!method.equals("GET")) {
-                error(ex, 405, "METHOD_NOT_ALLOWED", "use GET", false);
+        Admission.Refusal refusal = Admission.check(ex.getRequestHeaders(), method, config.bearerToken() != null);
+        if (refusal != null) {
+            log.warn("Refused {} {}: {}", method, clip(ex.getRequestURI().getRawPath()), refusal.code());
+            refuse(ex, refusal.status(), refusal.code(), refusal.message());
+            return;
+        }
+        Routes.Route route = Routes.match(ex.getRequestURI().getRawPath());
+        if (route == null) {
+            refuse(ex, 404, "NOT_FOUND", "no such route: " + method + " " + clip(ex.getRequestURI().getRawPath()));
+            return;
+        }
+        if (!method.equals(route.name().method())) {
+            ex.getResponseHeaders().set("Allow", route.name().method());
+            refuse(ex, 405, "METHOD_NOT_ALLOWED", "use " + route.name().method());
+            return;
+        }
+        if (route.name() != Routes.Name.HEALTH && !authorized(ex)) {
+            log.warn("Refused {} {}: UNAUTHORIZED", method, clip(ex.getRequestURI().getRawPath()));
+            refuse(ex, 401, "UNAUTHORIZED", "a valid bearer token is required");
+            return;
+        }
+        byte[] body = Exchanges.readBody(ex);
+        switch (route.name()) {
+            case HEALTH:
+                health(ex);
                 return;
-            }
-            int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
-            ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
-            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
-                    .add("approvals");
-            body.put("activeRuns", active).put("simulated", true);
-            json(ex, 200, body);
-            return;
-        }
-        if (!authorized(ex)) {
-            error(ex, 401, "UNAUTHORIZED", "a valid bearer token is required", false);
-            return;
-        }
-        if (path.length == 1 && path[0].equals("run")) {
-            if (expect(ex, "POST")) {
-                startRun(ex);
-            }
-            return;
-        }
-        if (path.length >= 2 && path[0].equals("runs")) {
-            SimRun run = runs.get(path[1]);
-            if (run == null) {
-                error(ex, 404, "RUN_NOT_FOUND", "no such run: " + clip(path[1]), false);
+            case RUN:
+                startRun(ex, body);
                 return;
-            }
-            String action = path.length == 2 ? "" : path[2];
-            if (path.length == 4 && path[2].equals("approval") && path[3].equals("expire")) {
-                action = "approval/expire";
-            } else if (path.length > 3) {
-                action = "?";
-            }
-            switch (action) {
-                case "":
-                    if (expect(ex, "GET")) {
-                        json(ex, 200, run.describe());
-                    }
-                    return;
-                case "events":
-                    if (expect(ex, "GET")) {
-                        reattach(ex, run);
-                    }
-                    return;
-                case "clarify":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.clarify(ex, run);
-                    }
-                    return;
-                case "cancel":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.cancel(ex, run);
-                    }
-                    return;
-                case "tool-result":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.toolResult(ex, run);
-                    }
-                    return;
-                case "approval":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.approval(ex, run);
-                    }
-                    return;
-                case "approval/expire":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.expireApproval(ex, run);
-                    }
-                    return;
-                default:
-                    break;
-            }
+            default:
+                break;
         }
-        error(ex, 404, "NOT_FOUND", "no such route: " + method + " " + clip(uri.getPath()), false);
+        SimRun run = runs.get(route.id());
+        if (run == null) {
+            error(ex, 404, "RUN_NOT_FOUND", "no such run: " + clip(route.id()), false);
+            return;
+        }
+        switch (route.name()) {
+            case STATUS:
+                json(ex, 200, run.describe());
+                break;
+            case EVENTS:
+                reattach(ex, run);
+                break;
+            case CLARIFY:
+                ControlRoutes.clarify(ex, run, body);
+                break;
+            case CANCEL:
+                ControlRoutes.cancel(ex, run);
+                break;
+            case TOOL_RESULT:
+                ControlRoutes.toolResult(ex, run, body);
+                break;
+            case APPROVAL:
+                ControlRoutes.approval(ex, run, body);
+                break;
+            case EXPIRE:
+                ControlRoutes.expireApproval(ex, run, body);
+                break;
+            default:
+                throw new IllegalStateException("unrouted " + route.name());
+        }
     }
 
     private boolean authorized(HttpExchange ex) {
@@ -271,56 +265,33 @@ public final class BridgeSimulator implements AutoCloseable {
         return MessageDigest.isEqual(expected, given);
     }
 
-    private static boolean expect(HttpExchange ex, String method) throws IOException {
-        if (ex.getRequestMethod().equals(method)) {
-            return true;
-        }
-        ex.getResponseHeaders().set("Allow", method);
-        error(ex, 405, "METHOD_NOT_ALLOWED", "use " + method, false);
-        return false;
+    private void health(HttpExchange ex) throws IOException {
+        int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
+        ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
+        body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
+                .add("approvals");
+        body.put("activeRuns", active).put("simulated", true);
+        json(ex, 200, body);
     }
 
     // ------------------------------------------------------------------ POST /run
 
-    private void startRun(HttpExchange ex) throws IOException {
-        JsonNode body = readJson(ex);
+    private void startRun(HttpExchange ex, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }
-        String runId = text(body, "runId");
-        String message = text(body, "userMessage");
-        JsonNode sessionNode = body.get("sessionId");
-        JsonNode iterations = body.get("maxIterations");
-        if (runId == null || runId.isBlank() || runId.length() > 200) {
-            error(ex, 400, "INVALID_REQUEST", "runId must be a non-blank string of at most 200 characters", false);
+        StartRequest start;
+        try {
+            start = StartRequest.parse(body);
+        } catch (StartRequest.Invalid invalid) {
+            error(ex, 400, "INVALID_REQUEST", invalid.getMessage(), false);
             return;
         }
-        if (message == null || message.isBlank()) {
-            error(ex, 400, "INVALID_REQUEST", "userMessage must be a non-blank string", false);
-            return;
-        }
-        if (sessionNode != null && !sessionNode.isNull() && (!sessionNode.isTextual() || sessionNode.asText().isBlank())) {
-            error(ex, 400, "INVALID_REQUEST", "sessionId must be a non-blank string or null", false);
-            return;
-        }
-        if (iterations != null && !iterations.isNull() && (!iterations.canConvertToInt() || iterations.asInt() < 1)) {
-            error(ex, 400, "INVALID_REQUEST", "maxIterations must be a positive integer", false);
-            return;
-        }
-        String requested = sessionNode == null || sessionNode.isNull() ? null : sessionNode.asText();
-        List<String> hostTools = new ArrayList<>();
-        for (JsonNode tool : body.path("hostTools")) {
-            String name = text(tool, "name");
-            if (name != null && !name.isBlank()) {
-                hostTools.add(name);
-            }
-        }
-        boolean takesApprovals = false;
-        for (JsonNode capability : body.path("clientCapabilities")) {
-            takesApprovals |= "approvals".equals(capability.asText());
-        }
-        String threadId = text(body, "threadId");
-        Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(message);
+        String runId = start.runId();
+        String requested = start.sessionId();
+        String threadId = start.threadId();
+        Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(start.userMessage());
         String hermesSession;
         boolean resumed;
         SimRun run;
@@ -341,13 +312,14 @@ public final class BridgeSimulator implements AutoCloseable {
             hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
             sessions.put(hermesSession, Boolean.TRUE);
             activeBySession.put(hermesSession, runId);
-            String approvalKey = threadId != null && !threadId.isBlank() ? "thread:" + threadId : "session:" + hermesSession;
-            run = new SimRun(runId, scenario, message, hostTools, hermesSession, approvalKey, takesApprovals,
-                    scenario == Scenario.DROP, clock);
+            String approvalKey = threadId != null ? "thread:" + threadId : "session:" + hermesSession;
+            run = new SimRun(runId, scenario, start.userMessage(), start.hostTools(), hermesSession, approvalKey,
+                    start.takesApprovals(), scenario == Scenario.DROP, clock);
             runs.put(runId, run);
+            requests.put(runId, new RunRequestSeen(runId, requested, start.userMessage(), start.systemPrompt(),
+                    start.modelApiKeyPresent(), start.hostTools(), start.historyEntries()));
+            streams.put(runId, new AtomicInteger());
         }
-        requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
-                text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools), body.path("history").size()));
         String sessionKey = hermesSession;
         Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {
@@ -360,23 +332,29 @@ public final class BridgeSimulator implements AutoCloseable {
         stream(ex, run, 0, run.takeDrop());
     }
 
+    /** The run's agent is done: frees its session and keeps the run for re-attaching, within bounds. */
     private void ended(SimRun run) {
         synchronized (sessions) {
             activeBySession.values().removeIf(runId -> runId.equals(run.runId()));
             finished.put(run.runId(), run);
-            long frames = 0;
-            for (SimRun kept : finished.values()) {
-                frames += kept.frames().frameCount();
-            }
-            Iterator<SimRun> oldest = finished.values().iterator();
-            while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
-                SimRun evicted = oldest.next();
-                frames -= evicted.frames().frameCount();
-                oldest.remove();
-                runs.remove(evicted.runId());
-                requests.remove(evicted.runId());
-                streams.remove(evicted.runId());
-            }
+            evictFinished();
+        }
+    }
+
+    /** Drops the oldest finished runs beyond {@code retainedRuns} / {@code retainedFrames}. Holds the lock. */
+    private void evictFinished() {
+        long frames = 0;
+        for (SimRun kept : finished.values()) {
+            frames += kept.frames().frameCount();
+        }
+        Iterator<SimRun> oldest = finished.values().iterator();
+        while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
+            SimRun evicted = oldest.next();
+            frames -= evicted.frames().frameCount();
+            oldest.remove();
+            runs.remove(evicted.runId());
+            requests.remove(evicted.runId());
+            streams.remove(evicted.runId());
         }
     }
 
@@ -384,9 +362,8 @@ public final class BridgeSimulator implements AutoCloseable {
 
     private void reattach(HttpExchange ex, SimRun run) throws IOException {
         long after = 0;
-        String last = ex.getRequestHeaders().getFirst("Last-Event-ID");
+        String given = ex.getRequestHeaders().getFirst("Last-Event-ID");
         String query = ex.getRequestURI().getRawQuery();
-        String given = last;
         if (query != null) {
             for (String pair : query.split("&")) {
                 if (pair.startsWith("after=")) {
@@ -408,56 +385,12 @@ public final class BridgeSimulator implements AutoCloseable {
         stream(ex, run, after, false);
     }
 
-    /**
-     * Writes the run's frames after {@code after}, then live ones, with heartbeats, until {@code done}.
-     * Writes go through a buffer and are flushed whenever the writer has caught up with the run.
-     */
     private void stream(HttpExchange ex, SimRun run, long after, boolean cut) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        ex.getResponseHeaders().set("X-Accel-Buffering", "no");
-        ex.sendResponseHeaders(200, 0);
-        streams.computeIfAbsent(run.runId(), id -> new AtomicInteger()).incrementAndGet();
-        OutputStream out = new BufferedOutputStream(ex.getResponseBody(), 64 * 1024);
-        long heartbeat = config.heartbeatInterval().toNanos();
-        long next = after;
-        int cutAt = config.dropAfterFrames();
-        try {
-            while (!closed) {
-                FrameLog.Batch batch = run.frames().next(next, BATCH, heartbeat);
-                if (batch.heartbeat()) {
-                    out.write(PING);
-                    out.flush();
-                    continue;
-                }
-                for (byte[] frame : batch.frames()) {
-                    out.write(frame);
-                    next++;
-                    if (cut && next >= cutAt) {
-                        out.flush();
-                        throw new Abrupt();
-                    }
-                }
-                if (batch.last()) {
-                    out.flush();
-                    return;
-                }
-                if (next >= run.frames().lastSeq()) {
-                    out.flush();
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        AtomicInteger opened = streams.get(run.runId());
+        if (opened != null) {
+            opened.incrementAndGet();
         }
-    }
-
-    /** Thrown out of a handler to cut the connection without ending the chunked body (a dropped stream). */
-    private static final class Abrupt extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Abrupt() {
-            super("connection cut on purpose (DROP scenario)", null, false, false);
-        }
+        streamWriter.write(ex, run, after, cut);
     }
 
     // ------------------------------------------------------------------ command line
