@@ -26,6 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -60,6 +61,8 @@ import org.slf4j.LoggerFactory;
 public final class BridgeSimulator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** How long {@code DELETE /threads/{id}} waits at most for the thread's cancelled runs to end. */
+    private static final long FORGET_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final SimulatorConfig config;
     private final HttpServer server;
@@ -74,17 +77,22 @@ public final class BridgeSimulator implements AutoCloseable {
     private volatile boolean closed;
 
     // guarded by the lock "sessions"
-    /** The Hermes sessions the simulator holds. */
-    private final Map<String, Boolean> sessions = new HashMap<>();
+    /** The Hermes sessions the simulator holds, each with the thread whose run last used it (null: none). */
+    private final Map<String, String> sessions = new HashMap<>();
     private final Map<String, String> activeBySession = new HashMap<>();
     private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
+    /** Threads being forgotten right now, with how many deletes of each are under way. */
+    private final Map<String, Integer> forgetting = new HashMap<>();
+    /** Runs of forgotten threads that had not ended yet: their thread stays busy, and is erased again at their end. */
+    private final Map<String, SimRun> forgottenActive = new HashMap<>();
 
     /**
-     * What the simulator received for a run (for tests): the session asked for, whether a model key came, and how
-     * many {@code history} entries (the history addition; the simulator plays its scenario either way).
+     * What the simulator received for a run (for tests): the thread and session asked for, whether a model key
+     * came, and how many {@code history} entries (the history addition; the simulator plays its scenario either
+     * way). Forgotten with the run's thread ({@code DELETE /threads/{threadId}}).
      */
-    public record RunRequestSeen(String runId, String sessionId, String userMessage, String systemPrompt,
-            boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
+    public record RunRequestSeen(String runId, String threadId, String sessionId, String userMessage,
+            String systemPrompt, boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
     }
 
     private BridgeSimulator(SimulatorConfig config) throws IOException {
@@ -118,7 +126,7 @@ public final class BridgeSimulator implements AutoCloseable {
         return config;
     }
 
-    /** What the simulator received for a run, if it did. */
+    /** What the simulator received for a run, if it did (and has not forgotten the run). */
     public Optional<RunRequestSeen> request(String runId) {
         return Optional.ofNullable(requests.get(runId));
     }
@@ -154,6 +162,9 @@ public final class BridgeSimulator implements AutoCloseable {
         }
         closed = true;
         runs.values().forEach(SimRun::cancel);
+        synchronized (sessions) {
+            forgottenActive.values().forEach(SimRun::cancel);
+        }
         server.stop(0);
         agents.shutdownNow();
         http.shutdownNow();
@@ -219,6 +230,9 @@ public final class BridgeSimulator implements AutoCloseable {
             case RUN:
                 startRun(ex, body);
                 return;
+            case FORGET_THREAD:
+                forgetThread(ex, route.id());
+                return;
             default:
                 break;
         }
@@ -267,9 +281,12 @@ public final class BridgeSimulator implements AutoCloseable {
 
     private void health(HttpExchange ex) throws IOException {
         int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
+        synchronized (sessions) {
+            active += forgottenActive.size();
+        }
         ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
         body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
-                .add("approvals");
+                .add("approvals").add("forget-thread");
         body.put("activeRuns", active).put("simulated", true);
         json(ex, 200, body);
     }
@@ -296,8 +313,13 @@ public final class BridgeSimulator implements AutoCloseable {
         boolean resumed;
         SimRun run;
         synchronized (sessions) {
-            if (runs.containsKey(runId)) {
+            if (runs.containsKey(runId) || forgottenActive.containsKey(runId)) {
                 error(ex, 409, "RUN_ID_CONFLICT", "a run with this id exists already", false);
+                return;
+            }
+            if (threadId != null && (forgetting.containsKey(threadId)
+                    || forgottenActive.values().stream().anyMatch(r -> threadId.equals(r.threadId())))) {
+                error(ex, 409, "SESSION_BUSY", "this conversation is being deleted", true);
                 return;
             }
             if (requested != null && !sessions.containsKey(requested) && config.strictSessions()) {
@@ -310,20 +332,20 @@ public final class BridgeSimulator implements AutoCloseable {
             }
             resumed = requested != null && sessions.containsKey(requested);
             hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
-            sessions.put(hermesSession, Boolean.TRUE);
+            sessions.put(hermesSession, threadId);
             activeBySession.put(hermesSession, runId);
             String approvalKey = threadId != null ? "thread:" + threadId : "session:" + hermesSession;
-            run = new SimRun(runId, scenario, start.userMessage(), start.hostTools(), hermesSession, approvalKey,
+            run = new SimRun(runId, threadId, scenario, start.userMessage(), start.hostTools(), hermesSession, approvalKey,
                     start.takesApprovals(), scenario == Scenario.DROP, clock);
             runs.put(runId, run);
-            requests.put(runId, new RunRequestSeen(runId, requested, start.userMessage(), start.systemPrompt(),
+            requests.put(runId, new RunRequestSeen(runId, threadId, requested, start.userMessage(), start.systemPrompt(),
                     start.modelApiKeyPresent(), start.hostTools(), start.historyEntries()));
             streams.put(runId, new AtomicInteger());
         }
         String sessionKey = hermesSession;
         Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {
-                sessions.put(rotated, Boolean.TRUE);
+                sessions.put(rotated, threadId);
                 activeBySession.remove(sessionKey);
                 activeBySession.put(rotated, runId);
             }
@@ -334,11 +356,21 @@ public final class BridgeSimulator implements AutoCloseable {
 
     /** The run's agent is done: frees its session and keeps the run for re-attaching, within bounds. */
     private void ended(SimRun run) {
+        String threadOfForgotten = null;
         synchronized (sessions) {
             activeBySession.values().removeIf(runId -> runId.equals(run.runId()));
-            finished.put(run.runId(), run);
-            evictFinished();
+            if (forgottenActive.remove(run.runId()) != null) {
+                // its thread was deleted while it ran: it is not kept, and what it may have added since is erased
+                threadOfForgotten = run.threadId();
+            } else {
+                finished.put(run.runId(), run);
+                evictFinished();
+            }
+            if (threadOfForgotten != null) {
+                erase(threadOfForgotten);
+            }
         }
+        run.over();
     }
 
     /** Drops the oldest finished runs beyond {@code retainedRuns} / {@code retainedFrames}. Holds the lock. */
@@ -356,6 +388,73 @@ public final class BridgeSimulator implements AutoCloseable {
             requests.remove(evicted.runId());
             streams.remove(evicted.runId());
         }
+    }
+
+    // ------------------------------------------------------------------ DELETE /threads/{threadId}
+
+    /**
+     * Forgets a conversation (protocol section 12): cancels its active runs and waits (at most 10 s) for them to
+     * end, drops its runs (their frames, what they asked), its sessions and its "session" approvals. While it
+     * does, a run of the thread cannot start ({@code 409 SESSION_BUSY}); a run that does not end in time keeps
+     * the thread busy until it ends and is erased again then. {@code 204} also for a thread it does not know.
+     */
+    private void forgetThread(HttpExchange ex, String threadId) throws IOException {
+        if (threadId.isBlank()) {
+            error(ex, 400, "INVALID_REQUEST", "threadId must be a non-blank string", false);
+            return;
+        }
+        List<SimRun> active = new ArrayList<>();
+        synchronized (sessions) {
+            forgetting.merge(threadId, 1, Integer::sum);
+            for (Iterator<SimRun> it = runs.values().iterator(); it.hasNext();) {
+                SimRun run = it.next();
+                if (!threadId.equals(run.threadId())) {
+                    continue;
+                }
+                it.remove();
+                requests.remove(run.runId());
+                streams.remove(run.runId());
+                if (finished.remove(run.runId()) == null) {
+                    active.add(run);
+                    forgottenActive.put(run.runId(), run);
+                }
+            }
+        }
+        try {
+            active.forEach(SimRun::cancel);
+            long deadline = System.nanoTime() + FORGET_WAIT_NANOS;
+            for (SimRun run : active) {
+                if (!run.awaitOver(Math.max(0, deadline - System.nanoTime()))) {
+                    log.warn("Run {} of a deleted thread did not stop in time; its thread stays busy until it does",
+                            run.runId());
+                }
+            }
+            synchronized (sessions) {
+                erase(threadId);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            error(ex, 500, "INTERNAL", "the simulator was interrupted while it forgot the thread", true);
+            return;
+        } finally {
+            synchronized (sessions) {
+                forgetting.computeIfPresent(threadId, (id, n) -> n == 1 ? null : n - 1);
+            }
+        }
+        log.info("Thread {} forgotten ({} active runs cancelled)", clip(threadId), active.size());
+        ex.sendResponseHeaders(204, -1);
+    }
+
+    /** Drops the thread's sessions and the "session" approvals given in it. Holds the lock. */
+    private void erase(String threadId) {
+        for (Iterator<Map.Entry<String, String>> it = sessions.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<String, String> session = it.next();
+            if (threadId.equals(session.getValue())) {
+                approvals.forget("session:" + session.getKey());
+                it.remove();
+            }
+        }
+        approvals.forget("thread:" + threadId);
     }
 
     // ------------------------------------------------------------------ streams

@@ -410,6 +410,32 @@ class EndToEndTest {
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("I ran `rm -rf");
     }
 
+    @Test
+    void deletingAThreadThroughTheEngineMakesTheBridgeForgetIt() throws Exception {
+        BridgeSimulator simulator = simulator(b -> { });
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        Run first = decided(engine, thread, ApprovalDecision.ALLOW_FOR_THREAD);
+        String key = simulator.request(first.id()).orElseThrow().threadId();
+        assertThat(key).as("the conversation key the adapter sent").startsWith(thread + "@");
+
+        awaitRun(engine, first.id(), RunStatus.SUCCEEDED);
+        await(() -> {
+            try {
+                engine.deleteThread(ALICE, thread);
+                return true;
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT) {
+                    throw e;
+                }
+                return false;
+            }
+        }, Boolean::booleanValue, "the thread to be deleted");
+
+        assertThat(simulator.runStatus(first.id())).as("the Bridge forgot the thread's run").isEmpty();
+        assertThat(simulator.request(first.id())).isEmpty();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Runs the approve scenario on the thread, takes {@code decision} on its approval, and waits for the run's end. */

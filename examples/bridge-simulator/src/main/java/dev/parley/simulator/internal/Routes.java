@@ -8,7 +8,7 @@ public final class Routes {
     /** What a request path names. */
     public enum Name {
         HEALTH("GET"), RUN("POST"), STATUS("GET"), EVENTS("GET"), CLARIFY("POST"), CANCEL("POST"),
-        TOOL_RESULT("POST"), APPROVAL("POST"), EXPIRE("POST");
+        TOOL_RESULT("POST"), APPROVAL("POST"), EXPIRE("POST"), FORGET_THREAD("DELETE");
 
         private final String method;
 
@@ -25,7 +25,7 @@ public final class Routes {
     /**
      * A matched route.
      *
-     * @param id the decoded run id of the path, or null for a route without one
+     * @param id the decoded run id or thread id of the path, or null for a route without one
      */
     public record Route(Name name, String id) {
     }
@@ -52,6 +52,9 @@ public final class Routes {
         }
         if (parts.length == 1 && parts[0].equals("run")) {
             return new Route(Name.RUN, null);
+        }
+        if (parts.length == 2 && parts[0].equals("threads")) {
+            return new Route(Name.FORGET_THREAD, decode(parts[1]));
         }
         if (parts.length < 2 || !parts[0].equals("runs")) {
             return null;
