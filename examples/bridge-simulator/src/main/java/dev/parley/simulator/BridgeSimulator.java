@@ -460,26 +460,10 @@ public final class BridgeSimulator implements AutoCloseable {
     // ------------------------------------------------------------------ streams
 
     private void reattach(HttpExchange ex, SimRun run) throws IOException {
-        long after = 0;
-        String given = ex.getRequestHeaders().getFirst("Last-Event-ID");
-        String query = ex.getRequestURI().getRawQuery();
-        if (query != null) {
-            for (String pair : query.split("&")) {
-                if (pair.startsWith("after=")) {
-                    given = pair.substring("after=".length());
-                }
-            }
-        }
-        if (given != null) {
-            try {
-                after = Long.parseLong(given.trim());
-            } catch (NumberFormatException e) {
-                after = -1;
-            }
-            if (after < 0) {
-                error(ex, 400, "INVALID_REQUEST", "after must be a non-negative integer", false);
-                return;
-            }
+        long after = StreamWriter.after(ex);
+        if (after < 0) {
+            error(ex, 400, "INVALID_REQUEST", "after must be a non-negative integer", false);
+            return;
         }
         stream(ex, run, after, false);
     }

@@ -105,6 +105,8 @@ class SimulatorProtocolTest {
 
         String replay = call(sim, "GET", "/runs/r1/events?after=" + (seq - 2), null, true).body();
         assertThat(replay.split("\n\n")).hasSize(2);
+        assertThat(call(sim, "GET", "/runs/r1/events?after=-1", null, true).statusCode()).isEqualTo(400);
+        assertThat(call(sim, "GET", "/runs/r1/events?after=x", null, true).statusCode()).isEqualTo(400);
         assertThat(call(sim, "POST", "/run", "{\"runId\":\"r1\",\"userMessage\":\"again\"}", true).statusCode()).isEqualTo(409);
     }
 

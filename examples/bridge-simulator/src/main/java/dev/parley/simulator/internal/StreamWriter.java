@@ -32,6 +32,30 @@ public final class StreamWriter {
     }
 
     /**
+     * The seq a re-attaching stream starts after (protocol section 6): the query's {@code after}, else the
+     * {@code Last-Event-ID} header, else 0; -1 when the one given is not a non-negative integer.
+     */
+    public static long after(HttpExchange ex) {
+        String given = ex.getRequestHeaders().getFirst("Last-Event-ID");
+        String query = ex.getRequestURI().getRawQuery();
+        if (query != null) {
+            for (String pair : query.split("&")) {
+                if (pair.startsWith("after=")) {
+                    given = pair.substring("after=".length());
+                }
+            }
+        }
+        if (given == null) {
+            return 0;
+        }
+        try {
+            return Math.max(-1, Long.parseLong(given.strip()));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /**
      * Answers {@code 200 text/event-stream} and writes the run's frames after {@code after} until {@code done}.
      *
      * @param cut whether to cut this connection abruptly after {@code dropAfterFrames} frames: throws
