@@ -3,8 +3,8 @@ package dev.parley.simulator;
 import static dev.parley.simulator.internal.Exchanges.clip;
 import static dev.parley.simulator.internal.Exchanges.error;
 import static dev.parley.simulator.internal.Exchanges.json;
-import static dev.parley.simulator.internal.Exchanges.readJson;
-import static dev.parley.simulator.internal.Exchanges.text;
+import static dev.parley.simulator.internal.Exchanges.parseJson;
+import static dev.parley.simulator.internal.Exchanges.refuse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,16 +12,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.parley.chat.runtime.RunThreads;
+import dev.parley.simulator.internal.Admission;
 import dev.parley.simulator.internal.Agent;
 import dev.parley.simulator.internal.ApprovalMemory;
 import dev.parley.simulator.internal.ControlRoutes;
-import dev.parley.simulator.internal.FrameLog;
+import dev.parley.simulator.internal.Exchanges;
+import dev.parley.simulator.internal.Routes;
 import dev.parley.simulator.internal.SimRun;
-import java.io.BufferedOutputStream;
+import dev.parley.simulator.internal.StartRequest;
+import dev.parley.simulator.internal.StreamWriter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -53,39 +54,52 @@ import org.slf4j.LoggerFactory;
  * frame was produced, for latency measurements. Each request and each run's scripted agent has a thread of
  * its own ({@link RunThreads}: virtual on Java 21+, so that the simulator, standing in for a remote Bridge,
  * adds no platform thread per waiting run to the JVM it is embedded in). Thread-safe.
+ *
+ * <p>Like every Bridge it refuses web pages' requests ({@link Admission}), reads a body only after the
+ * request's token was checked, and makes up unguessable ids for the inputs it asks.
  */
 public final class BridgeSimulator implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BridgeSimulator.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int BATCH = 512;
-    private static final byte[] PING = ": ping\n\n".getBytes(StandardCharsets.US_ASCII);
+    /** How long {@code DELETE /threads/{id}} waits at most for the thread's cancelled runs to end. */
+    private static final long FORGET_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final SimulatorConfig config;
     private final HttpServer server;
     private final ExecutorService http;
     private final ExecutorService agents;
-    private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
-    private final Map<String, String> activeBySession = new HashMap<>();
-    private final Map<String, Boolean> sessions = new HashMap<>();
+    private final StreamWriter streamWriter;
     private final ApprovalMemory approvals = new ApprovalMemory();
-    private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
+    private final Map<String, SimRun> runs = new ConcurrentHashMap<>();
     private final Map<String, RunRequestSeen> requests = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> streams = new ConcurrentHashMap<>();
     private final Clock clock = Clock.systemUTC();
     private volatile boolean closed;
 
+    // guarded by the lock "sessions"
+    /** The Hermes sessions the simulator holds, each with the thread whose run last used it (null: none). */
+    private final Map<String, String> sessions = new HashMap<>();
+    private final Map<String, String> activeBySession = new HashMap<>();
+    private final LinkedHashMap<String, SimRun> finished = new LinkedHashMap<>();
+    /** Threads being forgotten right now, with how many deletes of each are under way. */
+    private final Map<String, Integer> forgetting = new HashMap<>();
+    /** Runs of forgotten threads that had not ended yet: their thread stays busy, and is erased again at their end. */
+    private final Map<String, SimRun> forgottenActive = new HashMap<>();
+
     /**
-     * What the simulator received for a run (for tests): the session asked for, whether a model key came, and how
-     * many {@code history} entries (the history addition; the simulator plays its scenario either way).
+     * What the simulator received for a run (for tests): the thread and session asked for, whether a model key
+     * came, and how many {@code history} entries (the history addition; the simulator plays its scenario either
+     * way). Forgotten with the run's thread ({@code DELETE /threads/{threadId}}).
      */
-    public record RunRequestSeen(String runId, String sessionId, String userMessage, String systemPrompt,
-            boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
+    public record RunRequestSeen(String runId, String threadId, String sessionId, String userMessage,
+            String systemPrompt, boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
     }
 
     private BridgeSimulator(SimulatorConfig config) throws IOException {
         this.config = config;
         this.http = RunThreads.executor("bridge-sim-http");
         this.agents = RunThreads.executor("bridge-sim-agent");
+        this.streamWriter = new StreamWriter(config.heartbeatInterval(), config.dropAfterFrames(), () -> closed);
         this.server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
         server.createContext("/", this::handle);
         server.setExecutor(http);
@@ -104,14 +118,15 @@ public final class BridgeSimulator implements AutoCloseable {
 
     /** {@code http://host:port}, the base URL for a client. */
     public String baseUrl() {
-        return "http://" + config.host() + ":" + port();
+        String host = config.host();
+        return "http://" + (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port();
     }
 
     public SimulatorConfig config() {
         return config;
     }
 
-    /** What the simulator received for a run, if it did. */
+    /** What the simulator received for a run, if it did (and has not forgotten the run). */
     public Optional<RunRequestSeen> request(String runId) {
         return Optional.ofNullable(requests.get(runId));
     }
@@ -147,6 +162,9 @@ public final class BridgeSimulator implements AutoCloseable {
         }
         closed = true;
         runs.values().forEach(SimRun::cancel);
+        synchronized (sessions) {
+            forgottenActive.values().forEach(SimRun::cancel);
+        }
         server.stop(0);
         agents.shutdownNow();
         http.shutdownNow();
@@ -162,13 +180,15 @@ public final class BridgeSimulator implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try {
             route(exchange);
-        } catch (Abrupt cut) {
-            // not closing the exchange: the server then drops the connection mid-body
+        } catch (Exchanges.ConnectionCut cut) {
+            // not closing the exchange: the server then drops the connection, leaving the request body unread
+            // or the response body unfinished
             throw cut;
         } catch (IOException e) {
             log.debug("A client went away: {}", e.toString());
         } catch (RuntimeException e) {
-            log.error("The simulator failed on {} {}", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+            log.error("The simulator failed on {} {}", exchange.getRequestMethod(), clip(exchange.getRequestURI().getPath()),
+                    e);
             try {
                 error(exchange, 500, "INTERNAL", "the simulator failed: " + e.getClass().getSimpleName(), true);
             } catch (IOException | RuntimeException ignored) {
@@ -178,86 +198,74 @@ public final class BridgeSimulator implements AutoCloseable {
         exchange.close();
     }
 
+    /** Headers first (admission, route, method, token), the body only then, as the protocol's section 1 says. */
     private void route(HttpExchange ex) throws IOException {
-        URI uri = ex.getRequestURI();
         String method = ex.getRequestMethod();
-        String[] path = uri.getPath().replaceAll("^/+|/+$", "").split("/");
-        if (path.length == 1 && path[0].equals("health")) {
-            if (!method.equals("GET")) {
-                error(ex, 405, "METHOD_NOT_ALLOWED", "use GET", false);
+        Admission.Refusal refusal = Admission.check(ex.getRequestHeaders(), method, config.bearerToken() != null);
+        if (refusal != null) {
+            log.warn("Refused {} {}: {}", method, clip(ex.getRequestURI().getRawPath()), refusal.code());
+            refuse(ex, refusal.status(), refusal.code(), refusal.message());
+            return;
+        }
+        Routes.Route route = Routes.match(ex.getRequestURI().getRawPath());
+        if (route == null) {
+            refuse(ex, 404, "NOT_FOUND", "no such route: " + method + " " + clip(ex.getRequestURI().getRawPath()));
+            return;
+        }
+        if (!method.equals(route.name().method())) {
+            ex.getResponseHeaders().set("Allow", route.name().method());
+            refuse(ex, 405, "METHOD_NOT_ALLOWED", "use " + route.name().method());
+            return;
+        }
+        if (route.name() != Routes.Name.HEALTH && !authorized(ex)) {
+            log.warn("Refused {} {}: UNAUTHORIZED", method, clip(ex.getRequestURI().getRawPath()));
+            refuse(ex, 401, "UNAUTHORIZED", "a valid bearer token is required");
+            return;
+        }
+        byte[] body = Exchanges.readBody(ex);
+        switch (route.name()) {
+            case HEALTH:
+                health(ex);
                 return;
-            }
-            int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
-            ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
-            body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
-                    .add("approvals");
-            body.put("activeRuns", active).put("simulated", true);
-            json(ex, 200, body);
-            return;
-        }
-        if (!authorized(ex)) {
-            error(ex, 401, "UNAUTHORIZED", "a valid bearer token is required", false);
-            return;
-        }
-        if (path.length == 1 && path[0].equals("run")) {
-            if (expect(ex, "POST")) {
-                startRun(ex);
-            }
-            return;
-        }
-        if (path.length >= 2 && path[0].equals("runs")) {
-            SimRun run = runs.get(path[1]);
-            if (run == null) {
-                error(ex, 404, "RUN_NOT_FOUND", "no such run: " + clip(path[1]), false);
+            case RUN:
+                startRun(ex, body);
                 return;
-            }
-            String action = path.length == 2 ? "" : path[2];
-            if (path.length == 4 && path[2].equals("approval") && path[3].equals("expire")) {
-                action = "approval/expire";
-            } else if (path.length > 3) {
-                action = "?";
-            }
-            switch (action) {
-                case "":
-                    if (expect(ex, "GET")) {
-                        json(ex, 200, run.describe());
-                    }
-                    return;
-                case "events":
-                    if (expect(ex, "GET")) {
-                        reattach(ex, run);
-                    }
-                    return;
-                case "clarify":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.clarify(ex, run);
-                    }
-                    return;
-                case "cancel":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.cancel(ex, run);
-                    }
-                    return;
-                case "tool-result":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.toolResult(ex, run);
-                    }
-                    return;
-                case "approval":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.approval(ex, run);
-                    }
-                    return;
-                case "approval/expire":
-                    if (expect(ex, "POST")) {
-                        ControlRoutes.expireApproval(ex, run);
-                    }
-                    return;
-                default:
-                    break;
-            }
+            case FORGET_THREAD:
+                forgetThread(ex, route.id());
+                return;
+            default:
+                break;
         }
-        error(ex, 404, "NOT_FOUND", "no such route: " + method + " " + clip(uri.getPath()), false);
+        SimRun run = runs.get(route.id());
+        if (run == null) {
+            error(ex, 404, "RUN_NOT_FOUND", "no such run: " + clip(route.id()), false);
+            return;
+        }
+        switch (route.name()) {
+            case STATUS:
+                json(ex, 200, run.describe());
+                break;
+            case EVENTS:
+                reattach(ex, run);
+                break;
+            case CLARIFY:
+                ControlRoutes.clarify(ex, run, body);
+                break;
+            case CANCEL:
+                ControlRoutes.cancel(ex, run);
+                break;
+            case TOOL_RESULT:
+                ControlRoutes.toolResult(ex, run, body);
+                break;
+            case APPROVAL:
+                ControlRoutes.approval(ex, run, body);
+                break;
+            case EXPIRE:
+                ControlRoutes.expireApproval(ex, run, body);
+                break;
+            default:
+                throw new IllegalStateException("unrouted " + route.name());
+        }
     }
 
     private boolean authorized(HttpExchange ex) {
@@ -271,62 +279,47 @@ public final class BridgeSimulator implements AutoCloseable {
         return MessageDigest.isEqual(expected, given);
     }
 
-    private static boolean expect(HttpExchange ex, String method) throws IOException {
-        if (ex.getRequestMethod().equals(method)) {
-            return true;
+    private void health(HttpExchange ex) throws IOException {
+        int active = (int) runs.values().stream().filter(r -> !r.ended()).count();
+        synchronized (sessions) {
+            active += forgottenActive.size();
         }
-        ex.getResponseHeaders().set("Allow", method);
-        error(ex, 405, "METHOD_NOT_ALLOWED", "use " + method, false);
-        return false;
+        ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
+        body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
+                .add("approvals").add("forget-thread");
+        body.put("activeRuns", active).put("simulated", true);
+        json(ex, 200, body);
     }
 
     // ------------------------------------------------------------------ POST /run
 
-    private void startRun(HttpExchange ex) throws IOException {
-        JsonNode body = readJson(ex);
+    private void startRun(HttpExchange ex, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }
-        String runId = text(body, "runId");
-        String message = text(body, "userMessage");
-        JsonNode sessionNode = body.get("sessionId");
-        JsonNode iterations = body.get("maxIterations");
-        if (runId == null || runId.isBlank() || runId.length() > 200) {
-            error(ex, 400, "INVALID_REQUEST", "runId must be a non-blank string of at most 200 characters", false);
+        StartRequest start;
+        try {
+            start = StartRequest.parse(body);
+        } catch (StartRequest.Invalid invalid) {
+            error(ex, 400, "INVALID_REQUEST", invalid.getMessage(), false);
             return;
         }
-        if (message == null || message.isBlank()) {
-            error(ex, 400, "INVALID_REQUEST", "userMessage must be a non-blank string", false);
-            return;
-        }
-        if (sessionNode != null && !sessionNode.isNull() && (!sessionNode.isTextual() || sessionNode.asText().isBlank())) {
-            error(ex, 400, "INVALID_REQUEST", "sessionId must be a non-blank string or null", false);
-            return;
-        }
-        if (iterations != null && !iterations.isNull() && (!iterations.canConvertToInt() || iterations.asInt() < 1)) {
-            error(ex, 400, "INVALID_REQUEST", "maxIterations must be a positive integer", false);
-            return;
-        }
-        String requested = sessionNode == null || sessionNode.isNull() ? null : sessionNode.asText();
-        List<String> hostTools = new ArrayList<>();
-        for (JsonNode tool : body.path("hostTools")) {
-            String name = text(tool, "name");
-            if (name != null && !name.isBlank()) {
-                hostTools.add(name);
-            }
-        }
-        boolean takesApprovals = false;
-        for (JsonNode capability : body.path("clientCapabilities")) {
-            takesApprovals |= "approvals".equals(capability.asText());
-        }
-        String threadId = text(body, "threadId");
-        Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(message);
+        String runId = start.runId();
+        String requested = start.sessionId();
+        String threadId = start.threadId();
+        Scenario scenario = config.scenario() != null ? config.scenario() : Scenario.choose(start.userMessage());
         String hermesSession;
         boolean resumed;
         SimRun run;
         synchronized (sessions) {
-            if (runs.containsKey(runId)) {
+            if (runs.containsKey(runId) || forgottenActive.containsKey(runId)) {
                 error(ex, 409, "RUN_ID_CONFLICT", "a run with this id exists already", false);
+                return;
+            }
+            if (threadId != null && (forgetting.containsKey(threadId)
+                    || forgottenActive.values().stream().anyMatch(r -> threadId.equals(r.threadId())))) {
+                error(ex, 409, "SESSION_BUSY", "this conversation is being deleted", true);
                 return;
             }
             if (requested != null && !sessions.containsKey(requested) && config.strictSessions()) {
@@ -339,19 +332,20 @@ public final class BridgeSimulator implements AutoCloseable {
             }
             resumed = requested != null && sessions.containsKey(requested);
             hermesSession = requested != null ? requested : "hs-" + UUID.randomUUID();
-            sessions.put(hermesSession, Boolean.TRUE);
+            sessions.put(hermesSession, threadId);
             activeBySession.put(hermesSession, runId);
-            String approvalKey = threadId != null && !threadId.isBlank() ? "thread:" + threadId : "session:" + hermesSession;
-            run = new SimRun(runId, scenario, message, hostTools, hermesSession, approvalKey, takesApprovals,
-                    scenario == Scenario.DROP, clock);
+            String approvalKey = threadId != null ? "thread:" + threadId : "session:" + hermesSession;
+            run = new SimRun(runId, threadId, scenario, start.userMessage(), start.hostTools(), hermesSession, approvalKey,
+                    start.takesApprovals(), scenario == Scenario.DROP, clock);
             runs.put(runId, run);
+            requests.put(runId, new RunRequestSeen(runId, threadId, requested, start.userMessage(), start.systemPrompt(),
+                    start.modelApiKeyPresent(), start.hostTools(), start.historyEntries()));
+            streams.put(runId, new AtomicInteger());
         }
-        requests.put(runId, new RunRequestSeen(runId, requested, message, text(body, "systemPrompt"),
-                text(body.path("modelConfig"), "apiKey") != null, List.copyOf(hostTools), body.path("history").size()));
         String sessionKey = hermesSession;
         Agent agent = new Agent(run, requested, resumed, config, approvals, rotated -> {
             synchronized (sessions) {
-                sessions.put(rotated, Boolean.TRUE);
+                sessions.put(rotated, threadId);
                 activeBySession.remove(sessionKey);
                 activeBySession.put(rotated, runId);
             }
@@ -360,104 +354,126 @@ public final class BridgeSimulator implements AutoCloseable {
         stream(ex, run, 0, run.takeDrop());
     }
 
+    /** The run's agent is done: frees its session and keeps the run for re-attaching, within bounds. */
     private void ended(SimRun run) {
+        String threadOfForgotten = null;
         synchronized (sessions) {
             activeBySession.values().removeIf(runId -> runId.equals(run.runId()));
-            finished.put(run.runId(), run);
-            long frames = 0;
-            for (SimRun kept : finished.values()) {
-                frames += kept.frames().frameCount();
+            if (forgottenActive.remove(run.runId()) != null) {
+                // its thread was deleted while it ran: it is not kept, and what it may have added since is erased
+                threadOfForgotten = run.threadId();
+            } else {
+                finished.put(run.runId(), run);
+                evictFinished();
             }
-            Iterator<SimRun> oldest = finished.values().iterator();
-            while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
-                SimRun evicted = oldest.next();
-                frames -= evicted.frames().frameCount();
-                oldest.remove();
-                runs.remove(evicted.runId());
-                requests.remove(evicted.runId());
-                streams.remove(evicted.runId());
+            if (threadOfForgotten != null) {
+                erase(threadOfForgotten);
             }
         }
+        run.over();
+    }
+
+    /** Drops the oldest finished runs beyond {@code retainedRuns} / {@code retainedFrames}. Holds the lock. */
+    private void evictFinished() {
+        long frames = 0;
+        for (SimRun kept : finished.values()) {
+            frames += kept.frames().frameCount();
+        }
+        Iterator<SimRun> oldest = finished.values().iterator();
+        while (oldest.hasNext() && (finished.size() > config.retainedRuns() || frames > config.retainedFrames())) {
+            SimRun evicted = oldest.next();
+            frames -= evicted.frames().frameCount();
+            oldest.remove();
+            runs.remove(evicted.runId());
+            requests.remove(evicted.runId());
+            streams.remove(evicted.runId());
+        }
+    }
+
+    // ------------------------------------------------------------------ DELETE /threads/{threadId}
+
+    /**
+     * Forgets a conversation (protocol section 12): cancels its active runs and waits (at most 10 s) for them to
+     * end, drops its runs (their frames, what they asked), its sessions and its "session" approvals. While it
+     * does, a run of the thread cannot start ({@code 409 SESSION_BUSY}); a run that does not end in time keeps
+     * the thread busy until it ends and is erased again then. {@code 204} also for a thread it does not know.
+     */
+    private void forgetThread(HttpExchange ex, String threadId) throws IOException {
+        if (threadId.isBlank()) {
+            error(ex, 400, "INVALID_REQUEST", "threadId must be a non-blank string", false);
+            return;
+        }
+        List<SimRun> active = new ArrayList<>();
+        synchronized (sessions) {
+            forgetting.merge(threadId, 1, Integer::sum);
+            for (Iterator<SimRun> it = runs.values().iterator(); it.hasNext();) {
+                SimRun run = it.next();
+                if (!threadId.equals(run.threadId())) {
+                    continue;
+                }
+                it.remove();
+                requests.remove(run.runId());
+                streams.remove(run.runId());
+                if (finished.remove(run.runId()) == null) {
+                    active.add(run);
+                    forgottenActive.put(run.runId(), run);
+                }
+            }
+        }
+        try {
+            active.forEach(SimRun::cancel);
+            long deadline = System.nanoTime() + FORGET_WAIT_NANOS;
+            for (SimRun run : active) {
+                if (!run.awaitOver(Math.max(0, deadline - System.nanoTime()))) {
+                    log.warn("Run {} of a deleted thread did not stop in time; its thread stays busy until it does",
+                            run.runId());
+                }
+            }
+            synchronized (sessions) {
+                erase(threadId);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            error(ex, 500, "INTERNAL", "the simulator was interrupted while it forgot the thread", true);
+            return;
+        } finally {
+            synchronized (sessions) {
+                forgetting.computeIfPresent(threadId, (id, n) -> n == 1 ? null : n - 1);
+            }
+        }
+        log.info("Thread {} forgotten ({} active runs cancelled)", clip(threadId), active.size());
+        ex.sendResponseHeaders(204, -1);
+    }
+
+    /** Drops the thread's sessions and the "session" approvals given in it. Holds the lock. */
+    private void erase(String threadId) {
+        for (Iterator<Map.Entry<String, String>> it = sessions.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<String, String> session = it.next();
+            if (threadId.equals(session.getValue())) {
+                approvals.forget("session:" + session.getKey());
+                it.remove();
+            }
+        }
+        approvals.forget("thread:" + threadId);
     }
 
     // ------------------------------------------------------------------ streams
 
     private void reattach(HttpExchange ex, SimRun run) throws IOException {
-        long after = 0;
-        String last = ex.getRequestHeaders().getFirst("Last-Event-ID");
-        String query = ex.getRequestURI().getRawQuery();
-        String given = last;
-        if (query != null) {
-            for (String pair : query.split("&")) {
-                if (pair.startsWith("after=")) {
-                    given = pair.substring("after=".length());
-                }
-            }
-        }
-        if (given != null) {
-            try {
-                after = Long.parseLong(given.trim());
-            } catch (NumberFormatException e) {
-                after = -1;
-            }
-            if (after < 0) {
-                error(ex, 400, "INVALID_REQUEST", "after must be a non-negative integer", false);
-                return;
-            }
+        long after = StreamWriter.after(ex);
+        if (after < 0) {
+            error(ex, 400, "INVALID_REQUEST", "after must be a non-negative integer", false);
+            return;
         }
         stream(ex, run, after, false);
     }
 
-    /**
-     * Writes the run's frames after {@code after}, then live ones, with heartbeats, until {@code done}.
-     * Writes go through a buffer and are flushed whenever the writer has caught up with the run.
-     */
     private void stream(HttpExchange ex, SimRun run, long after, boolean cut) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        ex.getResponseHeaders().set("X-Accel-Buffering", "no");
-        ex.sendResponseHeaders(200, 0);
-        streams.computeIfAbsent(run.runId(), id -> new AtomicInteger()).incrementAndGet();
-        OutputStream out = new BufferedOutputStream(ex.getResponseBody(), 64 * 1024);
-        long heartbeat = config.heartbeatInterval().toNanos();
-        long next = after;
-        int cutAt = config.dropAfterFrames();
-        try {
-            while (!closed) {
-                FrameLog.Batch batch = run.frames().next(next, BATCH, heartbeat);
-                if (batch.heartbeat()) {
-                    out.write(PING);
-                    out.flush();
-                    continue;
-                }
-                for (byte[] frame : batch.frames()) {
-                    out.write(frame);
-                    next++;
-                    if (cut && next >= cutAt) {
-                        out.flush();
-                        throw new Abrupt();
-                    }
-                }
-                if (batch.last()) {
-                    out.flush();
-                    return;
-                }
-                if (next >= run.frames().lastSeq()) {
-                    out.flush();
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        AtomicInteger opened = streams.get(run.runId());
+        if (opened != null) {
+            opened.incrementAndGet();
         }
-    }
-
-    /** Thrown out of a handler to cut the connection without ending the chunked body (a dropped stream). */
-    private static final class Abrupt extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Abrupt() {
-            super("connection cut on purpose (DROP scenario)", null, false, false);
-        }
+        streamWriter.write(ex, run, after, cut);
     }
 
     // ------------------------------------------------------------------ command line

@@ -1,12 +1,14 @@
 package dev.parley.simulator;
 
+import dev.parley.simulator.internal.Admission;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
 /**
  * How a {@link BridgeSimulator} behaves. Immutable; build one with {@link #builder()}. The bearer token
- * is never shown by {@link #toString()}.
+ * is never shown by {@link #toString()}. Without a token the simulator binds only a loopback address (as
+ * every Bridge must, protocol section 1).
  */
 public final class SimulatorConfig {
     private final String host;
@@ -51,7 +53,7 @@ public final class SimulatorConfig {
 
     /**
      * A configuration from command-line options: {@code --port N} (default 8700, 0 for any), {@code --host H}
-     * (default 127.0.0.1), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
+     * (default 127.0.0.1; an address that is not loopback needs a token), {@code --token T}, {@code --heartbeat SECONDS} (default 15),
      * {@code --rate EVENTS_PER_SECOND} (default 0: as fast as possible), {@code --slow-rate N} (default 20),
      * {@code --scenario NAME} (force one for every run), {@code --long-count N} (default 1000),
      * {@code --approval-timeout SECONDS} (default 60, 0 for no limit), {@code --strict-sessions}.
@@ -114,6 +116,7 @@ public final class SimulatorConfig {
         return builder().build();
     }
 
+    /** The address to bind: a loopback name or address unless a bearer token is set. */
     public String host() {
         return host;
     }
@@ -321,7 +324,15 @@ public final class SimulatorConfig {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException for a host that is not a loopback name or address
+         *     ({@code localhost}, {@code 127.0.0.0/8}, {@code ::1}) without a bearer token
+         */
         public SimulatorConfig build() {
+            if (bearerToken == null && !Admission.isLoopbackName(host)) {
+                throw new IllegalArgumentException("binding " + host + " without a bearer token: a Bridge without a"
+                        + " token may listen only on a loopback address (set bearerToken, or --token)");
+            }
             return new SimulatorConfig(this);
         }
     }

@@ -150,13 +150,14 @@ class EndToEndTest {
         RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("clarify first"));
         awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
         ClarifyMessage question = engine.state(ALICE, ticket.runId()).pendingClarifies().get(0);
-        assertThat(question.clarifyId()).isEqualTo("c1");
+        String c1 = question.clarifyId();
+        assertThat(c1).startsWith("c-");
         assertThat(question.choices()).containsExactly("Markdown", "Plain text", "A table");
 
-        assertThat(engine.answer(ALICE, ticket.runId(), "c1", List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
+        assertThat(engine.answer(ALICE, ticket.runId(), c1, List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
         Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
 
-        assertThat(engine.answer(ALICE, ticket.runId(), "c1", List.of("A table"))).isEqualTo(AnswerResult.REPLAYED);
+        assertThat(engine.answer(ALICE, ticket.runId(), c1, List.of("A table"))).isEqualTo(AnswerResult.REPLAYED);
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **A table**");
         ClarifyMessage answered = steps(run, ClarifyMessage.class).get(0);
         assertThat(answered.status()).isEqualTo(MessageStatus.COMPLETED);
@@ -221,7 +222,8 @@ class EndToEndTest {
 
         assertThat(second.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
         await(() -> simulator.streamsOpened(ticket.runId()), n -> n == 2, "the re-attachment");
-        assertThat(second.answer(ALICE, ticket.runId(), "c1", List.of("Markdown"))).isEqualTo(AnswerResult.ACCEPTED);
+        String c1 = second.state(ALICE, ticket.runId()).pendingClarifies().get(0).clarifyId();
+        assertThat(second.answer(ALICE, ticket.runId(), c1, List.of("Markdown"))).isEqualTo(AnswerResult.ACCEPTED);
         awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **Markdown**");
     }
@@ -289,7 +291,8 @@ class EndToEndTest {
         PendingInput asked = awaitApproval(engine, ticket.runId());
         assertThat(engine.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
         ApprovalRequest request = (ApprovalRequest) asked.request();
-        assertThat(asked.inputId()).isEqualTo("a1");
+        String a1 = asked.inputId();
+        assertThat(a1).startsWith("a-");
         assertThat(request.toolName()).isEqualTo("terminal");
         assertThat(request.arguments()).isEqualTo("{\"command\":\"rm -rf ./build/tmp-sim\"}");
         assertThat(request.description()).isEqualTo("recursive delete (simulated)");
@@ -298,11 +301,11 @@ class EndToEndTest {
         assertThat(asked.deadline()).as("the Bridge's expiresAt").isNotNull();
 
         ApprovalAnswer once = ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE);
-        assertThat(engine.answer(ALICE, ticket.runId(), "a1", once)).isEqualTo(AnswerResult.ACCEPTED);
+        assertThat(engine.answer(ALICE, ticket.runId(), a1, once)).isEqualTo(AnswerResult.ACCEPTED);
         Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
 
-        assertThat(engine.answer(ALICE, ticket.runId(), "a1", once)).isEqualTo(AnswerResult.REPLAYED);
-        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.DENY)))
+        assertThat(engine.answer(ALICE, ticket.runId(), a1, once)).isEqualTo(AnswerResult.REPLAYED);
+        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), a1, ApprovalAnswer.of(ApprovalDecision.DENY)))
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("I ran `rm -rf");
         ApprovalMessage decided = steps(run, ApprovalMessage.class).get(0);
@@ -360,10 +363,11 @@ class EndToEndTest {
 
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("Nobody approved");
         assertThat(steps(run, ApprovalMessage.class).get(0).outcome()).isEqualTo(InputState.EXPIRED);
-        assertThat(store.findInput(ticket.runId(), "a1").orElseThrow().state()).isEqualTo(InputState.EXPIRED);
-        assertThat(events(engine, ticket.runId())).contains(new AgentStreamEvent.InputResolved("a1",
+        String a1 = approvalAsked(engine, ticket.runId());
+        assertThat(store.findInput(ticket.runId(), a1).orElseThrow().state()).isEqualTo(InputState.EXPIRED);
+        assertThat(events(engine, ticket.runId())).contains(new AgentStreamEvent.InputResolved(a1,
                 AgentStreamEvent.InputOutcome.EXPIRED, null));
-        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
+        assertThatThrownBy(() -> engine.answer(ALICE, ticket.runId(), a1, ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
     }
 
@@ -380,7 +384,8 @@ class EndToEndTest {
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("Nobody approved");
         assertThat(events(engine, ticket.runId())).as("logged once, by the engine")
                 .filteredOn(AgentStreamEvent.InputResolved.class::isInstance)
-                .containsExactly(new AgentStreamEvent.InputResolved("a1", AgentStreamEvent.InputOutcome.EXPIRED, null));
+                .containsExactly(new AgentStreamEvent.InputResolved(approvalAsked(engine, ticket.runId()),
+                        AgentStreamEvent.InputOutcome.EXPIRED, null));
     }
 
     @Test
@@ -399,10 +404,36 @@ class EndToEndTest {
         PendingInput stillAsked = awaitApproval(second, ticket.runId());
         assertThat(stillAsked.resumeToken()).isNotNull();
         await(() -> simulator.streamsOpened(ticket.runId()), n -> n == 2, "the re-attachment");
-        assertThat(second.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
+        assertThat(second.answer(ALICE, ticket.runId(), stillAsked.inputId(), ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
                 .isEqualTo(AnswerResult.ACCEPTED);
         awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("I ran `rm -rf");
+    }
+
+    @Test
+    void deletingAThreadThroughTheEngineMakesTheBridgeForgetIt() throws Exception {
+        BridgeSimulator simulator = simulator(b -> { });
+        ChatEngine engine = engine(simulator);
+        String thread = engine.createThread(ALICE, NewThread.empty()).id();
+        Run first = decided(engine, thread, ApprovalDecision.ALLOW_FOR_THREAD);
+        String key = simulator.request(first.id()).orElseThrow().threadId();
+        assertThat(key).as("the conversation key the adapter sent").startsWith(thread + "@");
+
+        awaitRun(engine, first.id(), RunStatus.SUCCEEDED);
+        await(() -> {
+            try {
+                engine.deleteThread(ALICE, thread);
+                return true;
+            } catch (ChatException e) {
+                if (e.code() != ErrorCode.CONFLICT) {
+                    throw e;
+                }
+                return false;
+            }
+        }, Boolean::booleanValue, "the thread to be deleted");
+
+        assertThat(simulator.runStatus(first.id())).as("the Bridge forgot the thread's run").isEmpty();
+        assertThat(simulator.request(first.id())).isEmpty();
     }
 
     // ------------------------------------------------------------------ helpers
@@ -410,9 +441,16 @@ class EndToEndTest {
     /** Runs the approve scenario on the thread, takes {@code decision} on its approval, and waits for the run's end. */
     private static Run decided(ChatEngine engine, String thread, ApprovalDecision decision) {
         RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("please approve the cleanup"));
-        awaitApproval(engine, ticket.runId());
-        assertThat(engine.answer(ALICE, ticket.runId(), "a1", ApprovalAnswer.of(decision))).isEqualTo(AnswerResult.ACCEPTED);
+        String approvalId = awaitApproval(engine, ticket.runId()).inputId();
+        assertThat(engine.answer(ALICE, ticket.runId(), approvalId, ApprovalAnswer.of(decision)))
+                .isEqualTo(AnswerResult.ACCEPTED);
         return awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /** The input id of the (first) approval the run asked, from its events. */
+    private static String approvalAsked(ChatEngine engine, String runId) {
+        return events(engine, runId).stream().filter(AgentStreamEvent.InputRequested.class::isInstance)
+                .map(e -> ((AgentStreamEvent.InputRequested) e).inputId()).findFirst().orElseThrow();
     }
 
     private static PendingInput awaitApproval(ChatEngine engine, String runId) {

@@ -36,7 +36,7 @@ class HostToolChoiceTest {
     private String toolCallFrame(String runId, String message) throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         HttpRequest run = HttpRequest.newBuilder(URI.create(simulator.baseUrl() + "/run"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"runId\":\"" + runId + "\",\"userMessage\":\"" + message
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{\"runId\":\"" + runId + "\",\"userMessage\":\"" + message
                         + "\",\"hostTools\":" + TOOLS + "}"))
                 .build();
         CompletableFuture<Void> stream = http.sendAsync(run, HttpResponse.BodyHandlers.ofLines())
@@ -47,7 +47,7 @@ class HostToolChoiceTest {
             Thread.sleep(10);
         }
         http.send(HttpRequest.newBuilder(URI.create(simulator.baseUrl() + "/runs/" + runId + "/cancel"))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(5)).build(),
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.discarding());
         stream.get(10, TimeUnit.SECONDS);
         return lines.stream().filter(line -> line.contains("\"kind\":\"tool_call\"")).findFirst().orElseThrow();

@@ -47,6 +47,9 @@ class SimulatorProtocolTest {
             throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(sim.baseUrl() + path)).timeout(Duration.ofSeconds(10))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (method.equals("POST")) {
+            request.header("Content-Type", "application/json");
+        }
         if (auth) {
             request.header("Authorization", "Bearer " + TOKEN);
         }
@@ -56,7 +59,7 @@ class SimulatorProtocolTest {
     /** Reads a stream's lines in the background. */
     private CompletableFuture<Void> follow(BridgeSimulator sim, String method, String path, String body, List<String> lines) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(sim.baseUrl() + path)).header("Authorization", "Bearer " + TOKEN)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/json").method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofLines())
                 .thenAccept(response -> response.body().forEach(lines::add));
@@ -102,6 +105,8 @@ class SimulatorProtocolTest {
 
         String replay = call(sim, "GET", "/runs/r1/events?after=" + (seq - 2), null, true).body();
         assertThat(replay.split("\n\n")).hasSize(2);
+        assertThat(call(sim, "GET", "/runs/r1/events?after=-1", null, true).statusCode()).isEqualTo(400);
+        assertThat(call(sim, "GET", "/runs/r1/events?after=x", null, true).statusCode()).isEqualTo(400);
         assertThat(call(sim, "POST", "/run", "{\"runId\":\"r1\",\"userMessage\":\"again\"}", true).statusCode()).isEqualTo(409);
     }
 
@@ -117,7 +122,8 @@ class SimulatorProtocolTest {
         assertThat(busy.statusCode()).isEqualTo(409);
         assertThat(busy.body()).contains("SESSION_BUSY");
         JsonNode status = JSON.readTree(call(sim, "GET", "/runs/r1", null, true).body());
-        assertThat(status.path("pendingClarify").path("clarifyId").asText()).isEqualTo("c1");
+        String clarifyId = status.path("pendingClarify").path("clarifyId").asText();
+        assertThat(clarifyId).startsWith("c-");
 
         assertThat(call(sim, "POST", "/runs/r1/cancel", null, true).statusCode()).isEqualTo(202);
         stream.get(5, TimeUnit.SECONDS);
@@ -126,7 +132,7 @@ class SimulatorProtocolTest {
         assertThat(data.get(data.size() - 2)).contains("\"kind\":\"clarify_resolved\"").contains("\"outcome\":\"cancelled\"");
         assertThat(data.get(data.size() - 1)).contains("\"kind\":\"done\"").contains("\"status\":\"cancelled\"");
         assertThat(call(sim, "POST", "/runs/r1/cancel", null, true).body()).isEqualTo("{\"status\":\"cancelled\"}");
-        assertThat(call(sim, "POST", "/runs/r1/clarify", "{\"clarifyId\":\"c1\",\"answer\":\"Markdown\"}", true)
+        assertThat(call(sim, "POST", "/runs/r1/clarify", "{\"clarifyId\":\"" + clarifyId + "\",\"answer\":\"Markdown\"}", true)
                 .statusCode()).isEqualTo(409);
         assertThat(call(sim, "POST", "/run", "{\"runId\":\"r3\",\"sessionId\":\"s1\",\"userMessage\":\"x\"}", true)
                 .statusCode()).isEqualTo(200);
@@ -184,6 +190,18 @@ class SimulatorProtocolTest {
                 "{\"approvalId\":\"" + approvalId + "\",\"decision\":\"" + decision + "\"}", true).statusCode();
     }
 
+    /** The id of the approval the run waits for, from {@code GET /runs/{id}}. */
+    private String pendingApprovalId(BridgeSimulator sim, String runId) throws Exception {
+        String approvalId = JSON.readTree(call(sim, "GET", "/runs/" + runId, null, true).body()).path("pendingApproval")
+                .path("approvalId").asText();
+        assertThat(approvalId).as("the pending approval of " + runId).startsWith("a-");
+        return approvalId;
+    }
+
+    private HttpResponse<String> expire(BridgeSimulator sim, String runId, String approvalId) throws Exception {
+        return call(sim, "POST", "/runs/" + runId + "/approval/expire", "{\"approvalId\":\"" + approvalId + "\"}", true);
+    }
+
     /** Starts an approval run and waits until it asks. */
     private CompletableFuture<Void> startWaiting(BridgeSimulator sim, String runId, String threadId, List<String> lines)
             throws Exception {
@@ -202,40 +220,42 @@ class SimulatorProtocolTest {
         JsonNode pending = JSON.readTree(call(sim, "GET", "/runs/r1", null, true).body());
         assertThat(pending.path("status").asText()).isEqualTo("waiting_for_approval");
         JsonNode asked = pending.path("pendingApproval");
-        assertThat(asked.path("approvalId").asText()).isEqualTo("a1");
-        assertThat(asked.path("toolCallId").asText()).isEqualTo("call_1");
+        String a1 = asked.path("approvalId").asText();
+        assertThat(a1).startsWith("a-");
         assertThat(asked.path("toolName").asText()).isEqualTo("terminal");
         assertThat(asked.path("command").asText()).isEqualTo("rm -rf ./build/tmp-sim");
         assertThat(asked.path("patternKey").asText()).isEqualTo("recursive delete");
         assertThat(asked.path("choices")).extracting(JsonNode::asText).containsExactly("once", "session", "always", "deny");
         assertThat(asked.path("expiresAt").asLong()).isBetween(before + 30_000, System.currentTimeMillis() + 30_000);
 
-        assertThat(decide(sim, "r1", "a1", "maybe")).isEqualTo(400);
+        assertThat(decide(sim, "r1", a1, "maybe")).isEqualTo(400);
         HttpResponse<String> unknown = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"zz\",\"decision\":\"once\"}",
                 true);
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(unknown.body()).contains("APPROVAL_NOT_FOUND");
-        assertThat(decide(sim, "nope", "a1", "once")).isEqualTo(404);
-        HttpResponse<String> taken = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"once\"}",
+        assertThat(decide(sim, "nope", a1, "once")).isEqualTo(404);
+        HttpResponse<String> taken = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"" + a1 + "\",\"decision\":\"once\"}",
                 true);
         assertThat(taken.statusCode()).isEqualTo(200);
         assertThat(taken.body()).isEqualTo("{\"accepted\":true,\"replayed\":false}");
         stream.get(5, TimeUnit.SECONDS);
 
-        HttpResponse<String> again = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"once\"}",
+        HttpResponse<String> again = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"" + a1 + "\",\"decision\":\"once\"}",
                 true);
         assertThat(again.statusCode()).as("the same decision, after the run ended").isEqualTo(200);
         assertThat(again.body()).isEqualTo("{\"accepted\":true,\"replayed\":true}");
-        HttpResponse<String> other = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"a1\",\"decision\":\"deny\"}",
+        HttpResponse<String> other = call(sim, "POST", "/runs/r1/approval", "{\"approvalId\":\"" + a1 + "\",\"decision\":\"deny\"}",
                 true);
         assertThat(other.statusCode()).isEqualTo(409);
         assertThat(other.body()).contains("APPROVAL_NOT_PENDING");
-        assertThat(call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true).statusCode()).isEqualTo(409);
+        assertThat(expire(sim, "r1", a1).statusCode()).isEqualTo(409);
 
         List<JsonNode> frames = frames(lines);
         assertThat(frames).extracting(f -> f.path("kind").asText()).containsSubsequence("tool_call", "approval_request",
                 "approval_resolved", "tool_result", "final", "done");
         assertThat(frame(frames, "approval_request").path("description").asText()).isEqualTo("recursive delete (simulated)");
+        assertThat(frame(frames, "approval_request").path("toolCallId").asText()).as("the call it holds up")
+                .isEqualTo(frame(frames, "tool_call").path("toolCallId").asText()).startsWith("t-");
         JsonNode resolved = frame(frames, "approval_resolved");
         assertThat(resolved.path("outcome").asText()).isEqualTo("answered");
         assertThat(resolved.path("decision").asText()).isEqualTo("once");
@@ -248,14 +268,15 @@ class SimulatorProtocolTest {
         BridgeSimulator sim = start(SimulatorConfig.builder().approvalTimeout(Duration.ofSeconds(30)));
         List<String> lines = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> stream = startWaiting(sim, "r1", "t1", lines);
+        String a1 = pendingApprovalId(sim, "r1");
 
-        HttpResponse<String> expired = call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true);
+        HttpResponse<String> expired = expire(sim, "r1", a1);
         assertThat(expired.body()).isEqualTo("{\"accepted\":true,\"replayed\":false}");
         stream.get(5, TimeUnit.SECONDS);
 
-        assertThat(call(sim, "POST", "/runs/r1/approval/expire", "{\"approvalId\":\"a1\"}", true).body())
+        assertThat(expire(sim, "r1", a1).body())
                 .isEqualTo("{\"accepted\":true,\"replayed\":true}");
-        assertThat(decide(sim, "r1", "a1", "once")).isEqualTo(409);
+        assertThat(decide(sim, "r1", a1, "once")).isEqualTo(409);
         List<JsonNode> frames = frames(lines);
         assertThat(frame(frames, "approval_resolved").path("outcome").asText()).isEqualTo("expired");
         assertThat(frame(frames, "approval_resolved").path("decision").isNull()).isTrue();
@@ -283,6 +304,7 @@ class SimulatorProtocolTest {
         BridgeSimulator sim = start(SimulatorConfig.builder());
         List<String> lines = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> stream = startWaiting(sim, "r1", "t1", lines);
+        String a1 = pendingApprovalId(sim, "r1");
 
         assertThat(call(sim, "POST", "/runs/r1/cancel", null, true).statusCode()).isEqualTo(202);
         stream.get(5, TimeUnit.SECONDS);
@@ -291,7 +313,7 @@ class SimulatorProtocolTest {
         assertThat(frames.get(frames.size() - 2).path("kind").asText()).isEqualTo("approval_resolved");
         assertThat(frames.get(frames.size() - 2).path("outcome").asText()).isEqualTo("cancelled");
         assertThat(frames.get(frames.size() - 1).path("status").asText()).isEqualTo("cancelled");
-        assertThat(decide(sim, "r1", "a1", "once")).isEqualTo(409);
+        assertThat(decide(sim, "r1", a1, "once")).isEqualTo(409);
         assertThat(JSON.readTree(call(sim, "GET", "/runs/r1", null, true).body()).path("pendingApproval").isNull()).isTrue();
     }
 
@@ -314,13 +336,13 @@ class SimulatorProtocolTest {
         BridgeSimulator sim = start(SimulatorConfig.builder());
         List<String> lines = new CopyOnWriteArrayList<>();
         CompletableFuture<Void> first = startWaiting(sim, "r1", "t1", lines);
-        assertThat(decide(sim, "r1", "a1", "session")).isEqualTo(200);
+        assertThat(decide(sim, "r1", pendingApprovalId(sim, "r1"), "session")).isEqualTo(200);
         first.get(5, TimeUnit.SECONDS);
 
         String sameThread = call(sim, "POST", "/run", approveRun("r2", "t1"), true).body();
         assertThat(sameThread).doesNotContain("approval_request").contains("It was approved earlier");
         CompletableFuture<Void> otherThread = startWaiting(sim, "r3", "t2", new CopyOnWriteArrayList<>());
-        assertThat(decide(sim, "r3", "a1", "always")).isEqualTo(200);
+        assertThat(decide(sim, "r3", pendingApprovalId(sim, "r3"), "always")).isEqualTo(200);
         otherThread.get(5, TimeUnit.SECONDS);
 
         sim.forgetSessions();

@@ -88,7 +88,8 @@ class WaitingRunsTest {
         int answerers = Math.min(8, runs.size());
         Await.race(answerers, n -> {
             for (int i = n; i < runs.size(); i += answerers) {
-                assertThat(engine.answer(OWNER, runs.get(i), "c1", List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
+                String clarifyId = engine.state(OWNER, runs.get(i)).pendingClarifies().get(0).clarifyId();
+                assertThat(engine.answer(OWNER, runs.get(i), clarifyId, List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
             }
             return null;
         });

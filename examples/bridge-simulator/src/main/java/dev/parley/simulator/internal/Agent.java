@@ -129,16 +129,18 @@ public final class Agent implements Runnable {
         emit("status", node().put("level", "lifecycle").put("text", "Planning (simulated)"));
         think("I will search first, then read the best result, then answer.");
         todos(1, "in_progress", "pending", "pending");
-        emit("tool_call", node().put("toolCallId", "call_1").put("toolName", "web_search")
+        String search = Ids.next("t");
+        emit("tool_call", node().put("toolCallId", search).put("toolName", "web_search")
                 .<ObjectNode>set("args", node().put("query", clip(run.userMessage(), 120))).put("preview", "web_search"));
-        emit("tool_result", node().put("toolCallId", "call_1").put("toolName", "web_search")
+        emit("tool_result", node().put("toolCallId", search).put("toolName", "web_search")
                 .put("result", "3 results (simulated): docs/guide.md, docs/faq.md, blog/intro.md").put("truncated", false)
                 .put("isError", false).put("durationMs", 120));
         todos(2, "completed", "in_progress", "pending");
         think("The guide looks most relevant; reading it.");
-        emit("tool_call", node().put("toolCallId", "call_2").put("toolName", "read_file")
+        String read = Ids.next("t");
+        emit("tool_call", node().put("toolCallId", read).put("toolName", "read_file")
                 .<ObjectNode>set("args", node().put("path", "docs/guide.md")).put("preview", "docs/guide.md"));
-        emit("tool_result", node().put("toolCallId", "call_2").put("toolName", "read_file")
+        emit("tool_result", node().put("toolCallId", read).put("toolName", "read_file")
                 .put("result", "# Guide (simulated)\nStep 1: plan. Step 2: act. Step 3: report.").put("truncated", false)
                 .put("isError", false).put("durationMs", 35));
         todos(3, "completed", "completed", "in_progress");
@@ -164,18 +166,19 @@ public final class Agent implements Runnable {
     private void clarify() throws SimRun.Cancelled, InterruptedException {
         think("The request is ambiguous; asking which format the person wants.");
         pace();
-        ObjectNode question = node().put("clarifyId", "c1").put("question", "Which format should the answer use? (simulated)");
+        String clarifyId = Ids.next("c");
+        ObjectNode question = node().put("clarifyId", clarifyId).put("question", "Which format should the answer use? (simulated)");
         question.putArray("choices").add("Markdown").add("Plain text").add("A table");
         question.put("multiSelect", false).putNull("questions");
-        run.ask("c1", question);
+        run.ask(clarifyId, question);
         List<String> answer;
         try {
-            answer = run.awaitAnswer("c1");
+            answer = run.awaitAnswer(clarifyId);
         } catch (SimRun.Cancelled withdrawn) {
-            run.append("clarify_resolved", node().put("clarifyId", "c1").put("outcome", "cancelled"));
+            run.append("clarify_resolved", node().put("clarifyId", clarifyId).put("outcome", "cancelled"));
             throw withdrawn;
         }
-        emit("clarify_resolved", node().put("clarifyId", "c1").put("outcome", "answered"));
+        emit("clarify_resolved", node().put("clarifyId", clarifyId).put("outcome", "answered"));
         think("The person chose " + String.join(", ", answer) + ".");
         String text = "You chose **" + String.join(", ", answer) + "**. Here is the answer in that format (simulated).";
         for (String part : split(text)) {
@@ -216,11 +219,12 @@ public final class Agent implements Runnable {
         String tool = toolNamedIn(run.userMessage(), run.hostTools());
         think("Asking the host's " + tool + " tool.");
         pace();
-        ObjectNode call = node().put("toolCallId", "host_1").put("toolName", tool)
+        String callId = Ids.next("h");
+        ObjectNode call = node().put("toolCallId", callId).put("toolName", tool)
                 .<ObjectNode>set("args", node().put("input", clip(run.userMessage(), 200))).put("preview", tool);
-        run.callHostTool("host_1", call);
-        SimRun.ToolOutcome outcome = run.awaitToolResult("host_1");
-        emit("tool_result", node().put("toolCallId", "host_1").put("toolName", tool).put("result", outcome.result())
+        run.callHostTool(callId, call);
+        SimRun.ToolOutcome outcome = run.awaitToolResult(callId);
+        emit("tool_result", node().put("toolCallId", callId).put("toolName", tool).put("result", outcome.result())
                 .put("truncated", false).put("isError", outcome.error()).put("durationMs", 0));
         String text = "The host tool **" + tool + "** answered: " + outcome.result();
         for (String part : split(text)) {
@@ -237,7 +241,8 @@ public final class Agent implements Runnable {
         String command = "rm -rf ./build/tmp-sim";
         String pattern = "recursive delete";
         think("Cleaning up needs a shell command, and Hermes asks before a recursive delete.");
-        emit("tool_call", node().put("toolCallId", "call_1").put("toolName", "terminal")
+        String callId = Ids.next("t");
+        emit("tool_call", node().put("toolCallId", callId).put("toolName", "terminal")
                 .<ObjectNode>set("args", node().put("command", command)).put("preview", command));
         String outcome;
         if (!run.clientTakesApprovals()) {
@@ -247,7 +252,7 @@ public final class Agent implements Runnable {
         } else if (approvals.approved(run.approvalKey(), pattern)) {
             outcome = "remembered";
         } else {
-            outcome = askApproval(command, pattern);
+            outcome = askApproval(callId, command, pattern);
         }
         String result;
         String text;
@@ -270,7 +275,7 @@ public final class Agent implements Runnable {
                         + (outcome.equals("remembered") ? " It was approved earlier, so I did not ask again." : "");
         }
         boolean ran = result.startsWith("removed");
-        emit("tool_result", node().put("toolCallId", "call_1").put("toolName", "terminal").put("result", result)
+        emit("tool_result", node().put("toolCallId", callId).put("toolName", "terminal").put("result", result)
                 .put("truncated", false).put("isError", !ran).put("durationMs", ran ? 40 : 0));
         for (String part : split(text)) {
             delta(part);
@@ -279,10 +284,12 @@ public final class Agent implements Runnable {
     }
 
     /** Asks, waits, reports the end of the wait; returns the decision or {@link SimRun#EXPIRED}. */
-    private String askApproval(String command, String pattern) throws SimRun.Cancelled, InterruptedException {
+    private String askApproval(String callId, String command, String pattern)
+            throws SimRun.Cancelled, InterruptedException {
         pace();
         long timeout = config.approvalTimeout().toNanos();
-        ObjectNode ask = node().put("approvalId", "a1").put("toolCallId", "call_1").put("toolName", "terminal")
+        String approvalId = Ids.next("a");
+        ObjectNode ask = node().put("approvalId", approvalId).put("toolCallId", callId).put("toolName", "terminal")
                 .put("command", command).put("description", pattern + " (simulated)").put("patternKey", pattern);
         ask.putArray("patternKeys").add(pattern);
         ask.putArray("choices").add("once").add("session").add("always").add("deny");
@@ -295,12 +302,12 @@ public final class Agent implements Runnable {
         run.askApproval(ask);
         String decision;
         try {
-            decision = run.awaitDecision("a1", timeout);
+            decision = run.awaitDecision(approvalId, timeout);
         } catch (SimRun.Cancelled withdrawn) {
-            run.append("approval_resolved", node().put("approvalId", "a1").put("outcome", "cancelled").putNull("decision"));
+            run.append("approval_resolved", node().put("approvalId", approvalId).put("outcome", "cancelled").putNull("decision"));
             throw withdrawn;
         }
-        ObjectNode resolved = node().put("approvalId", "a1");
+        ObjectNode resolved = node().put("approvalId", approvalId);
         if (decision.equals(SimRun.EXPIRED)) {
             resolved.put("outcome", "expired").putNull("decision");
         } else {

@@ -28,6 +28,11 @@ public final class ApprovalMemory {
         }
     }
 
+    /** Forgets the session approvals under one key (a deleted conversation); {@code always} ones stay. */
+    public synchronized void forget(String key) {
+        bySession.remove(key);
+    }
+
     /** Forgets the session approvals, as a restarted Bridge does; {@code always} ones stay. */
     public synchronized void forgetSessions() {
         bySession.clear();

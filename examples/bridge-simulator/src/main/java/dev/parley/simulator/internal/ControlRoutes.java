@@ -3,7 +3,7 @@ package dev.parley.simulator.internal;
 import static dev.parley.simulator.internal.Exchanges.accepted;
 import static dev.parley.simulator.internal.Exchanges.error;
 import static dev.parley.simulator.internal.Exchanges.json;
-import static dev.parley.simulator.internal.Exchanges.readJson;
+import static dev.parley.simulator.internal.Exchanges.parseJson;
 import static dev.parley.simulator.internal.Exchanges.text;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,8 +16,8 @@ import java.util.Set;
 
 /**
  * The routes that hand a run something while it goes: a clarify answer (protocol section 5), a host
- * tool's result (7), a cancel (8), an approval decision or expiry (10). Each answers as the protocol page
- * says.
+ * tool's result (7), a cancel (8), an approval decision or expiry (10). Each gets the request's body, read
+ * after the token was checked, and answers as the protocol page says.
  */
 public final class ControlRoutes {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,8 +27,8 @@ public final class ControlRoutes {
     }
 
     /** {@code POST /runs/{id}/clarify}. */
-    public static void clarify(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
+    public static void clarify(HttpExchange ex, SimRun run, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }
@@ -69,8 +69,8 @@ public final class ControlRoutes {
     }
 
     /** {@code POST /runs/{id}/tool-result}. */
-    public static void toolResult(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
+    public static void toolResult(HttpExchange ex, SimRun run, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }
@@ -90,8 +90,8 @@ public final class ControlRoutes {
     }
 
     /** {@code POST /runs/{id}/approval}. */
-    public static void approval(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
+    public static void approval(HttpExchange ex, SimRun run, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }
@@ -106,8 +106,8 @@ public final class ControlRoutes {
     }
 
     /** {@code POST /runs/{id}/approval/expire}. */
-    public static void expireApproval(HttpExchange ex, SimRun run) throws IOException {
-        JsonNode body = readJson(ex);
+    public static void expireApproval(HttpExchange ex, SimRun run, byte[] request) throws IOException {
+        JsonNode body = parseJson(ex, request);
         if (body == null) {
             return;
         }

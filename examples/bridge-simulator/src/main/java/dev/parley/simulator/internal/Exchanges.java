@@ -8,27 +8,62 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 
-/** Reading and answering the simulator's JSON requests, errors in the Bridge's shape (protocol section 1). */
+/**
+ * Reading and answering the simulator's requests, errors in the Bridge's shape (protocol section 1). A request's
+ * body is read only by {@link #readBody} (after its token was checked); a request refused before that is
+ * answered by {@link #refuse}, which leaves its body unread and cuts the connection.
+ */
 public final class Exchanges {
     /** The largest request body taken (protocol: {@code 413} above 1 MiB). */
     public static final int MAX_BODY = 1 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * Thrown out of a handler so that the JDK's server drops the connection instead of finishing the exchange:
+     * it then neither reads what is left of the request body nor ends a chunked response. The handler must let
+     * it pass, without closing the exchange.
+     */
+    public static final class ConnectionCut extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public ConnectionCut(String why) {
+            super(why, null, false, false);
+        }
+    }
+
     private Exchanges() {
     }
 
-    /** The request body as a JSON object, or null after answering {@code 400} or {@code 413}. */
-    public static JsonNode readJson(HttpExchange ex) throws IOException {
-        byte[] bytes;
-        try (InputStream in = ex.getRequestBody()) {
-            bytes = in.readNBytes(MAX_BODY + 1);
+    /**
+     * The request body, at most {@link #MAX_BODY} bytes; for a larger one it answers {@code 413} by
+     * {@link #refuse} (throwing {@link ConnectionCut}).
+     */
+    public static byte[] readBody(HttpExchange ex) throws IOException {
+        String length = ex.getRequestHeaders().getFirst("Content-Length");
+        if (length != null && declaredLength(length) > MAX_BODY) {
+            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes");
         }
+        InputStream in = ex.getRequestBody();
+        byte[] bytes = in.readNBytes(MAX_BODY + 1);
         if (bytes.length > MAX_BODY) {
-            error(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes", false);
-            return null;
+            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes");
         }
+        in.close();
+        return bytes;
+    }
+
+    private static long declaredLength(String value) {
         try {
-            JsonNode node = JSON.readTree(bytes);
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            return 0; // the JDK's server refuses a malformed length before any handler runs
+        }
+    }
+
+    /** The body as a JSON object, or null after answering {@code 400}. */
+    public static JsonNode parseJson(HttpExchange ex, byte[] body) throws IOException {
+        try {
+            JsonNode node = JSON.readTree(body);
             if (node != null && node.isObject()) {
                 return node;
             }
@@ -54,12 +89,43 @@ public final class Exchanges {
         }
     }
 
-    /** {@code {"error":{"code","message","retryable"}}} with the status. */
+    /** {@code {"error":{"code","message","retryable"}}} with the status, for a request whose body was read. */
     public static void error(HttpExchange ex, int status, String code, String message, boolean retryable)
             throws IOException {
+        json(ex, status, errorBody(code, message, retryable));
+    }
+
+    /**
+     * Refuses a request before its body was read. A request without a body is answered as by {@link #error}.
+     * One with a body ({@code Content-Length} above 0, or {@code Transfer-Encoding}) gets the answer with
+     * {@code Connection: close}, then the connection is cut without reading the body: this throws
+     * {@link ConnectionCut}.
+     */
+    public static void refuse(HttpExchange ex, int status, String code, String message) throws IOException {
+        if (!declaresBody(ex)) {
+            error(ex, status, code, message, false);
+            return;
+        }
+        byte[] bytes = JSON.writeValueAsBytes(errorBody(code, message, false));
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.getResponseHeaders().set("Connection", "close");
+        ex.sendResponseHeaders(status, bytes.length);
+        OutputStream out = ex.getResponseBody();
+        out.write(bytes);
+        out.flush();
+        // closing the response would make the JDK's server read (drain) the unread body first
+        throw new ConnectionCut("refused before its body was read: " + code);
+    }
+
+    private static boolean declaresBody(HttpExchange ex) {
+        String length = ex.getRequestHeaders().getFirst("Content-Length");
+        return ex.getRequestHeaders().containsKey("Transfer-Encoding") || (length != null && declaredLength(length) != 0);
+    }
+
+    private static ObjectNode errorBody(String code, String message, boolean retryable) {
         ObjectNode body = JSON.createObjectNode();
         body.putObject("error").put("code", code).put("message", message).put("retryable", retryable);
-        json(ex, status, body);
+        return body;
     }
 
     /** {@code 200 {"accepted":true,"replayed":…}}, the answer of every call that hands the run something. */

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -43,6 +44,7 @@ public final class SimRun {
     private static final String WITHDRAWN = "withdrawn";
 
     private final String runId;
+    private final String threadId;
     private final Scenario scenario;
     private final String userMessage;
     private final List<String> hostTools;
@@ -51,6 +53,7 @@ public final class SimRun {
     private final FrameLog frames;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
+    private final CountDownLatch over = new CountDownLatch(1);
 
     // guarded by lock
     private String hermesSessionId;
@@ -69,12 +72,15 @@ public final class SimRun {
     private final Map<String, String> approvalOutcomes = new HashMap<>();
 
     /**
+     * @param threadId the request's {@code threadId}, or null if it named none
      * @param approvalKey what "session" approvals are remembered under: the thread id, else the Hermes session
      * @param clientTakesApprovals whether the client said {@code clientCapabilities: ["approvals"]}
      */
-    public SimRun(String runId, Scenario scenario, String userMessage, List<String> hostTools, String hermesSessionId,
-            String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection, Clock clock) {
+    public SimRun(String runId, String threadId, Scenario scenario, String userMessage, List<String> hostTools,
+            String hermesSessionId, String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection,
+            Clock clock) {
         this.runId = runId;
+        this.threadId = threadId;
         this.scenario = scenario;
         this.userMessage = userMessage;
         this.hostTools = List.copyOf(hostTools);
@@ -87,6 +93,11 @@ public final class SimRun {
 
     public String runId() {
         return runId;
+    }
+
+    /** The request's {@code threadId}, or null. */
+    public String threadId() {
+        return threadId;
     }
 
     public Scenario scenario() {
@@ -157,6 +168,16 @@ public final class SimRun {
     /** True once the run's {@code done} frame is logged. */
     public boolean ended() {
         return frames.ended();
+    }
+
+    /** Called once the run's agent is done with it (after {@code done}, and after the simulator took note). */
+    public void over() {
+        over.countDown();
+    }
+
+    /** Waits at most {@code nanos} for {@link #over()}; true if it came. */
+    public boolean awaitOver(long nanos) throws InterruptedException {
+        return over.await(nanos, TimeUnit.NANOSECONDS);
     }
 
     public String hermesSessionId() {
