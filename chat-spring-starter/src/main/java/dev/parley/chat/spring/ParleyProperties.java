@@ -246,6 +246,13 @@ public class ParleyProperties {
         private DoubleTexting doubleTexting = DoubleTexting.REJECT;
         /** The longest user message or clarify answer, in characters. */
         private int maxMessageLength = 100_000;
+        /** The page a list or thread view returns when the caller names no size. */
+        private int defaultPageSize = EngineLimits.defaults().defaultPageSize();
+        /**
+         * The largest page a caller may ask for, and the most messages one read of the store takes for a
+         * request (an AG-UI request reads the newest this many messages of the thread's branch).
+         */
+        private int maxPageSize = EngineLimits.defaults().maxPageSize();
         /** How many events a live subscriber may fall behind before it is cut off (it reconnects). */
         private int subscriberLagLimit = 10_000;
         /** How often new events are stored. */
@@ -295,6 +302,22 @@ public class ParleyProperties {
 
         public void setMaxMessageLength(int maxMessageLength) {
             this.maxMessageLength = maxMessageLength;
+        }
+
+        public int getDefaultPageSize() {
+            return defaultPageSize;
+        }
+
+        public void setDefaultPageSize(int defaultPageSize) {
+            this.defaultPageSize = defaultPageSize;
+        }
+
+        public int getMaxPageSize() {
+            return maxPageSize;
+        }
+
+        public void setMaxPageSize(int maxPageSize) {
+            this.maxPageSize = maxPageSize;
         }
 
         public int getSubscriberLagLimit() {
@@ -372,7 +395,7 @@ public class ParleyProperties {
         /** These settings as engine limits. */
         public EngineLimits toLimits() {
             EngineLimits defaults = EngineLimits.defaults();
-            return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
+            return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize,
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
                     maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval,
                     defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(), clientToolTimeout,

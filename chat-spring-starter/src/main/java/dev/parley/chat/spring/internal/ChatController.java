@@ -3,7 +3,6 @@ package dev.parley.chat.spring.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
-import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.ExportFormat;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
@@ -225,8 +224,9 @@ public class ChatController extends ParleyEndpoints {
         return JsonBodies.ok(engine.skills());
     }
 
-    private static int engineDefaultPage() {
-        return EngineLimits.defaults().defaultPageSize();
+    /** The page size when the caller names none: the engine's, as the host configured it. */
+    private int engineDefaultPage() {
+        return engine.limits().defaultPageSize();
     }
 
     private static int intParam(String name, @Nullable String value, int fallback) {
