@@ -114,8 +114,36 @@ public class ParleyProperties {
          * response completes and the client reconnects with its cursor). No thread waits meanwhile.
          */
         private Duration streamWriteTimeout = Duration.ofSeconds(30);
+        /**
+         * Origins besides the application's own (e.g. {@code https://app.example.com}) whose pages may call the
+         * endpoints that change something; a POST, PATCH or DELETE a browser sends from any other origin is
+         * {@code 403}. Requests without an {@code Origin} header (non-browser clients) are not affected. This
+         * adds no CORS headers: a page on another origin also needs the host's CORS configuration.
+         */
+        private List<String> allowedOrigins = new ArrayList<>();
+        /**
+         * Whether the {@code context} a client sends (the REST field, AG-UI's {@code context[]} and its system
+         * and developer messages) reaches the runtime, labelled as sent by the client; off, it is dropped.
+         */
+        private boolean acceptClientContext = true;
         /** The AG-UI endpoint (docs/ag-ui.md). */
         private final AgUi agui = new AgUi();
+
+        public List<String> getAllowedOrigins() {
+            return allowedOrigins;
+        }
+
+        public void setAllowedOrigins(List<String> allowedOrigins) {
+            this.allowedOrigins = allowedOrigins;
+        }
+
+        public boolean isAcceptClientContext() {
+            return acceptClientContext;
+        }
+
+        public void setAcceptClientContext(boolean acceptClientContext) {
+            this.acceptClientContext = acceptClientContext;
+        }
 
         public AgUi getAgui() {
             return agui;

@@ -18,6 +18,7 @@ import dev.parley.chat.input.InputKind;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.spring.internal.ClientContexts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -39,9 +40,11 @@ final class AgUiTurns {
     private static final long FREE_WAIT_MILLIS = 5_000;
 
     private final ChatEngine engine;
+    private final ClientContexts contexts;
 
-    AgUiTurns(ChatEngine engine) {
+    AgUiTurns(ChatEngine engine, ClientContexts contexts) {
         this.engine = engine;
+        this.contexts = contexts;
     }
 
     /** The Parley run to stream, and what the frames need to know about it. */
@@ -74,7 +77,7 @@ final class AgUiTurns {
     Plan plan(String ownerId, AgUiInput input) {
         try {
             if (!threadExists(ownerId, input.threadId())) {
-                checkFirstUse(input);
+                checkFirstUse(ownerId, input);
                 engine.openThread(ownerId, input.threadId());
             }
             AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
@@ -115,7 +118,7 @@ final class AgUiTurns {
      * answers to nothing, no message to run, a history the new thread does not have, a message the engine
      * would not take. Bad input changes nothing, not even by creating an empty thread.
      */
-    private void checkFirstUse(AgUiInput input) {
+    private void checkFirstUse(String ownerId, AgUiInput input) {
         if (!input.resume().isEmpty() || !input.trailingToolResults().isEmpty()) {
             throw new Refused("NOT_FOUND", "thread " + input.threadId() + " has no run waiting for the answers in"
                     + " this input");
@@ -129,11 +132,11 @@ final class AgUiTurns {
             throw new Refused("HISTORY_MISMATCH", "thread " + input.threadId() + " is new, and the input sends"
                     + " earlier messages; AG-UI cannot add past messages to a thread");
         }
-        engine.checkStartRun(startRequest(input, user));
+        engine.checkStartRun(startRequest(ownerId, input, user));
     }
 
-    private static StartRun startRequest(AgUiInput input, AgUiInput.Message user) {
-        return new StartRun(user.text(), null, null, null, runContext(input)).withClientTools(input.tools())
+    private StartRun startRequest(String ownerId, AgUiInput input, AgUiInput.Message user) {
+        return new StartRun(user.text(), null, null, null, runContext(ownerId, input)).withClientTools(input.tools())
                 .withClientMessageId(user.id());
     }
 
@@ -156,7 +159,7 @@ final class AgUiTurns {
             throw new Refused("INTERRUPT_PENDING", "the thread's run waits for the answer to interrupt "
                     + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
         }
-        StartRun request = startRequest(input, user);
+        StartRun request = startRequest(ownerId, input, user);
         stopAbandoned(ownerId, latest);
         RunTicket ticket = startWhenFree(() -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
                 : engine.editMessage(ownerId, editedId, request));
@@ -225,8 +228,10 @@ final class AgUiTurns {
         }
     }
 
-    private static Map<String, Object> runContext(AgUiInput input) {
-        return input.context().isEmpty() ? Map.of() : Map.of("agui", Map.of("context", input.context()));
+    /** The input's {@code context[]} and system and developer messages, as the client's context of the run. */
+    private Map<String, Object> runContext(String ownerId, AgUiInput input) {
+        return input.context().isEmpty() ? Map.of()
+                : contexts.runContext(ownerId, Map.of("agui", Map.of("context", input.context())));
     }
 
     // ------------------------------------------------------------------ answers
