@@ -296,6 +296,74 @@ test('a shorter history with a new message is an edit: a new branch beside the o
   assert.ok(fork.siblingIds.includes(users[1].id));
 });
 
+test('a message sent without the history (a client that restarted) is appended to the branch, not an edit', async () => {
+  const a = agent();
+  const first = say(a, 'hello');
+  await run(a);
+  const second = say(a, 'hello again');
+  await run(a);
+  const restarted = agent(OWNER, a.threadId);
+  const third = say(restarted, 'and once more');
+  const { events } = await run(restarted);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_FINISHED');
+  assert.deepEqual(restarted.messages.filter((m) => m.role !== 'reasoning').map((m) => [m.role, m.id === third]),
+    [['user', true], ['assistant', false]],
+    'the restarted client keeps its own short list (the snapshot deletes nothing and adds nothing before it)');
+  const fourth = say(restarted, 'and the last one');
+  const next = await run(restarted);
+  assert.equal(next.events.at(-1).type, 'RUN_FINISHED');
+  assert.deepEqual(restarted.messages.filter((m) => m.role === 'user').map((m) => m.id), [third, fourth]);
+  const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
+  const users = thread.messages.filter((m) => m.type === 'user');
+  assert.deepEqual(users.map((m) => m.clientMessageId), [first, second, third, fourth]);
+  for (const user of users) {
+    assert.equal(thread.branches[user.id].count, 1, 'no message was edited into a sibling branch');
+  }
+  assert.equal(thread.messages.filter((m) => m.type === 'assistant').length, 4);
+});
+
+test('tool calls of several turns under one execution id stay apart: no warning, each result on its own card', async () => {
+  const warnings = [];
+  const warn = console.warn;
+  console.warn = (...args) => { warnings.push(args.map(String).join(' ')); };
+  const a = agent();
+  const tools = [{ name: 'where_am_i', description: 'The page tells where the person is',
+    parameters: { type: 'object', properties: { zone: { type: 'string' } } } }];
+  try {
+    say(a, 'use tools');
+    await run(a);
+    say(a, 'use tools again');
+    const second = await run(a);
+    assertWellFormed(second.events, a.threadId, second.events[0].runId);
+    say(a, 'client tool where_am_i');
+    await run(a, { tools });
+    const asked = a.messages.filter((m) => m.role === 'assistant' && m.toolCalls?.length).at(-1).toolCalls[0];
+    assert.equal(asked.function.name, 'where_am_i');
+    a.addMessage({ id: randomUUID(), role: 'tool', toolCallId: asked.id, content: 'Lisbon' });
+    const last = await run(a, { tools });
+    assert.equal(last.events.at(-1).type, 'RUN_FINISHED');
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(warnings, [], 'the client warned');
+  const cards = a.messages.filter((m) => m.role === 'assistant' && m.toolCalls?.length);
+  assert.deepEqual(cards.map((m) => m.toolCalls.map((c) => c.function.name)),
+    [['web_search'], ['web_search'], ['where_am_i']]);
+  const ids = cards.flatMap((m) => m.toolCalls.map((c) => c.id));
+  assert.equal(new Set(ids).size, 3, 'three calls, three ids: ' + ids);
+  for (const card of cards.slice(0, 2)) {
+    assert.equal(card.toolCalls[0].function.arguments, '{"q":"weather"}', 'arguments of one call only');
+    const at = a.messages.indexOf(card);
+    const result = a.messages[at + 1];
+    assert.equal(result.role, 'tool');
+    assert.equal(result.toolCallId, card.toolCalls[0].id, 'the result right after its own card');
+    assert.equal(result.content, 'sunny, 21°C');
+    assert.equal(a.messages.filter((m) => m.role === 'tool' && m.toolCallId === card.toolCalls[0].id).length, 1);
+  }
+  assert.match(a.messages.filter((m) => m.role === 'assistant').at(-1).content, /The page said: Lisbon/);
+});
+
 test('history the thread does not have is a RUN_ERROR, and changes nothing', async () => {
   const a = agent();
   say(a, 'hello');

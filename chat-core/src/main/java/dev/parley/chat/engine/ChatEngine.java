@@ -562,7 +562,7 @@ public final class ChatEngine implements AutoCloseable {
      */
     public void exportThread(String ownerId, String threadId, ExportFormat format, OutputStream out) throws IOException {
         ChatThread thread = ownedThread(ownerId, threadId);
-        ThreadExport export = new ThreadExport(store, views);
+        ThreadExport export = new ThreadExport(store, views, limits.maxPageSize());
         if (format == ExportFormat.MARKDOWN) {
             export.markdown(thread, out);
         } else {
@@ -620,6 +620,11 @@ public final class ChatEngine implements AutoCloseable {
     /** The runtime this engine drives. */
     public RuntimeAdapter runtime() {
         return runtime;
+    }
+
+    /** The limits this engine was built with: page sizes for callers that page through it. */
+    public EngineLimits limits() {
+        return limits;
     }
 
     /**

@@ -1,10 +1,10 @@
 package dev.parley.chat.spring;
 
 import dev.parley.chat.engine.ChatEngine;
-import dev.parley.chat.spring.internal.JsonBodies;
 import dev.parley.chat.spring.internal.SseStreams;
 import dev.parley.chat.spring.internal.agui.AgUiController;
 import jakarta.servlet.WriteListener;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -29,7 +29,9 @@ public class ParleyAgUiAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "parley.web.agui.enabled", matchIfMissing = true)
     public AgUiController parleyAgUiController(ChatEngine engine, OwnerResolver owners, SseStreams streams,
-            ParleyProperties properties) {
-        return new AgUiController(engine, owners, streams, new JsonBodies(properties.getWeb().getMaxRequestBytes()));
+            ParleyProperties properties, ObjectProvider<ClientContextFilter> contextFilter) {
+        return new AgUiController(engine, owners, ParleyWebAutoConfiguration.originCheck(properties), streams,
+                ParleyWebAutoConfiguration.jsonBodies(properties),
+                ParleyWebAutoConfiguration.clientContexts(properties, contextFilter));
     }
 }

@@ -114,8 +114,36 @@ public class ParleyProperties {
          * response completes and the client reconnects with its cursor). No thread waits meanwhile.
          */
         private Duration streamWriteTimeout = Duration.ofSeconds(30);
+        /**
+         * Origins besides the application's own (e.g. {@code https://app.example.com}) whose pages may call the
+         * endpoints that change something; a POST, PATCH or DELETE a browser sends from any other origin is
+         * {@code 403}. Requests without an {@code Origin} header (non-browser clients) are not affected. This
+         * adds no CORS headers: a page on another origin also needs the host's CORS configuration.
+         */
+        private List<String> allowedOrigins = new ArrayList<>();
+        /**
+         * Whether the {@code context} a client sends (the REST field, AG-UI's {@code context[]} and its system
+         * and developer messages) reaches the runtime, labelled as sent by the client; off, it is dropped.
+         */
+        private boolean acceptClientContext = true;
         /** The AG-UI endpoint (docs/ag-ui.md). */
         private final AgUi agui = new AgUi();
+
+        public List<String> getAllowedOrigins() {
+            return allowedOrigins;
+        }
+
+        public void setAllowedOrigins(List<String> allowedOrigins) {
+            this.allowedOrigins = allowedOrigins;
+        }
+
+        public boolean isAcceptClientContext() {
+            return acceptClientContext;
+        }
+
+        public void setAcceptClientContext(boolean acceptClientContext) {
+            this.acceptClientContext = acceptClientContext;
+        }
 
         public AgUi getAgui() {
             return agui;
@@ -246,6 +274,13 @@ public class ParleyProperties {
         private DoubleTexting doubleTexting = DoubleTexting.REJECT;
         /** The longest user message or clarify answer, in characters. */
         private int maxMessageLength = 100_000;
+        /** The page a list or thread view returns when the caller names no size. */
+        private int defaultPageSize = EngineLimits.defaults().defaultPageSize();
+        /**
+         * The largest page a caller may ask for, and the most messages one read of the store takes for a
+         * request (an AG-UI request reads the newest this many messages of the thread's branch).
+         */
+        private int maxPageSize = EngineLimits.defaults().maxPageSize();
         /** How many events a live subscriber may fall behind before it is cut off (it reconnects). */
         private int subscriberLagLimit = 10_000;
         /** How often new events are stored. */
@@ -295,6 +330,22 @@ public class ParleyProperties {
 
         public void setMaxMessageLength(int maxMessageLength) {
             this.maxMessageLength = maxMessageLength;
+        }
+
+        public int getDefaultPageSize() {
+            return defaultPageSize;
+        }
+
+        public void setDefaultPageSize(int defaultPageSize) {
+            this.defaultPageSize = defaultPageSize;
+        }
+
+        public int getMaxPageSize() {
+            return maxPageSize;
+        }
+
+        public void setMaxPageSize(int maxPageSize) {
+            this.maxPageSize = maxPageSize;
         }
 
         public int getSubscriberLagLimit() {
@@ -372,7 +423,7 @@ public class ParleyProperties {
         /** These settings as engine limits. */
         public EngineLimits toLimits() {
             EngineLimits defaults = EngineLimits.defaults();
-            return new EngineLimits(maxMessageLength, defaults.maxPageSize(), defaults.defaultPageSize(),
+            return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize,
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
                     maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval,
                     defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(), clientToolTimeout,

@@ -32,11 +32,14 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * each case is sent over loopback to a host on a real SQLite file (the JDBI store), and every table of
  * that file, every row, is the same after the refusal as before it. The endpoints are read from Spring's
  * request mappings, so a new POST, PUT, PATCH or DELETE endpoint without bad-input cases here fails the test.
+ * Every endpoint also refuses what a page on another site makes a browser send (its {@code Origin} neither
+ * the server's own nor {@code parley.web.allowed-origins}), with a body or without.
  * The runtime offers one model and one skill and takes no others.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
     "parley.owner.mode=HEADER",
     "test.runtime.offering=true",
+    "parley.web.allowed-origins=https://app.example.com",
     "spring.datasource.url=jdbc:sqlite:target/bad-input-${random.uuid}.db"
 })
 class BadInputChangesNothingHttpTest {
@@ -46,17 +49,20 @@ class BadInputChangesNothingHttpTest {
     private static final Set<RequestMethod> MUTATING =
             Set.of(RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE);
     private static final String NO_SUCH_ID = "00000000-0000-0000-0000-000000000000";
+    private static final String OTHER_SITE = "https://evil.example";
+    private static final String ALLOWED_SITE = "https://app.example.com";
 
     /** A bad request to an endpoint ({@code pattern} as mapped) and the status it must get. */
     record BadRequest(String method, String pattern, String path, String owner, String contentType, String body,
-            int status) {
+            String origin, int status) {
         String endpoint() {
             return method + " " + pattern;
         }
 
         @Override
         public String toString() {
-            return method + " " + path + " as " + owner + " (" + contentType + ") " + abbreviated(body);
+            return method + " " + path + " as " + owner + " (" + contentType + ") " + abbreviated(body)
+                    + (origin == null ? "" : " from " + origin);
         }
 
         private static String abbreviated(String body) {
@@ -95,7 +101,8 @@ class BadInputChangesNothingHttpTest {
         assertThat(before.get("parley_runs")).hasSize(3);
         assertThat(before.get("parley_inputs")).as("the pending clarify").isNotEmpty();
         for (BadRequest bad : cases) {
-            HttpSupport.Reply reply = http.send(bad.owner(), bad.method(), bad.path(), bad.contentType(), bad.body());
+            HttpSupport.Reply reply = http.send(bad.owner(), bad.method(), bad.path(), bad.contentType(), bad.body(),
+                    bad.origin());
             assertThat(reply.status()).as("%s: %s", bad, reply.body()).isEqualTo(bad.status());
             assertThat(reply.contentType()).as("%s", bad).startsWith("application/problem+json");
             assertThat(reply.json().path("code").asText()).as("%s", bad).isNotEmpty();
@@ -104,10 +111,13 @@ class BadInputChangesNothingHttpTest {
         Thread.sleep(300);
         assertThat(dump()).as("the tables once the engine had time to write anything late").isEqualTo(before);
 
-        HttpSupport.Reply renamed = http.call(ALICE, "PATCH", BASE + "/sessions/" + world.session,
-                "{\"title\":\"renamed\"}");
-        assertThat(renamed.status()).as(renamed.body()).isEqualTo(200);
+        HttpSupport.Reply renamed = http.send(ALICE, "PATCH", BASE + "/sessions/" + world.session, "application/json",
+                "{\"title\":\"renamed\"}", http.origin());
+        assertThat(renamed.status()).as("from the server's own origin: %s", renamed.body()).isEqualTo(200);
         assertThat(dump()).as("a good request does change the tables (the dump sees changes)").isNotEqualTo(before);
+        HttpSupport.Reply allowed = http.send(ALICE, "PATCH", BASE + "/sessions/" + world.session, "application/json",
+                "{\"title\":\"renamed again\"}", ALLOWED_SITE);
+        assertThat(allowed.status()).as("from an allowed origin: %s", allowed.body()).isEqualTo(200);
         assertThat(http.post(ALICE, BASE + "/runs/" + world.waitingRun() + "/cancel", null).status()).isEqualTo(202);
         http.awaitState(ALICE, world.waitingRun(), "CANCELLED");
     }
@@ -184,6 +194,7 @@ class BadInputChangesNothingHttpTest {
         delete.at(BASE + "/sessions/" + w.waitingSession()).bad(ALICE, null, null, 409);
         delete.bad(ALICE, "application/x-www-form-urlencoded", "really=yes", 415);
         delete.bad(null, null, null, 401);
+        delete.crossSite();
 
         Endpoint start = new Endpoint(cases, "POST", "/sessions/{id}/runs", BASE + "/sessions/" + w.session() + "/runs");
         start.bad(ALICE, json, "{\"message\":\"hi\",\"skill\":\"../../etc/passwd\"}", 400);
@@ -286,14 +297,31 @@ class BadInputChangesNothingHttpTest {
         }
 
         void bad(String owner, String contentType, String body, int status) {
-            cases.add(new BadRequest(method, pattern, path, owner, contentType, body, status));
+            cases.add(new BadRequest(method, pattern, path, owner, contentType, body, null, status));
         }
 
-        /** What every endpoint refuses: a body that is not declared JSON, and a request naming no caller. */
+        /**
+         * What every endpoint refuses: a body that is not declared JSON, a request naming no caller, and what
+         * a page on another site makes a browser send.
+         */
         void common() {
             bad(ALICE, "text/plain", "{\"message\":\"hi\",\"title\":\"x\",\"rating\":\"up\",\"answer\":\"Paris\"}", 415);
             bad(ALICE, null, "{\"message\":\"hi\"}", 415);
             bad(null, "application/json", "{\"message\":\"hi\",\"title\":\"x\",\"rating\":\"up\",\"answer\":\"Paris\"}", 401);
+            crossSite();
+        }
+
+        /**
+         * Requests whose {@code Origin} is neither the server's own nor allowed: a bodiless POST (what
+         * {@code fetch(url, {method: 'POST', mode: 'no-cors', credentials: 'include'})} on another site sends,
+         * with the person's cookies), a JSON body (had CORS let it through), and the opaque origin "null".
+         */
+        void crossSite() {
+            String good = "{\"message\":\"hi\",\"text\":\"hi\",\"title\":\"x\",\"rating\":\"up\",\"answer\":\"Paris\"}";
+            cases.add(new BadRequest(method, pattern, path, ALICE, null, null, OTHER_SITE, 403));
+            cases.add(new BadRequest(method, pattern, path, ALICE, "application/json", good, OTHER_SITE, 403));
+            cases.add(new BadRequest(method, pattern, path, ALICE, null, null, "null", 403));
+            cases.add(new BadRequest(method, pattern, path, ALICE, null, null, ALLOWED_SITE + ".evil.example", 403));
         }
     }
 

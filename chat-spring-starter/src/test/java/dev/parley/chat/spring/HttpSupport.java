@@ -43,6 +43,11 @@ final class HttpSupport {
 
     private final String base;
 
+    /** The origin of the server under test, as a page it served would send it. */
+    String origin() {
+        return base;
+    }
+
     HttpSupport(int port) {
         this.base = "http://localhost:" + port;
     }
@@ -53,11 +58,19 @@ final class HttpSupport {
 
     /** A request with this content type (null: no Content-Type header) and body (null: none). */
     Reply send(String owner, String method, String path, String contentType, String body) {
+        return send(owner, method, path, contentType, body, null);
+    }
+
+    /** The same, with an {@code Origin} header as a browser sends it (null: none). */
+    Reply send(String owner, String method, String path, String contentType, String body, String origin) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20))
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofString(body));
         if (contentType != null) {
             request.header("Content-Type", contentType);
+        }
+        if (origin != null) {
+            request.header("Origin", origin);
         }
         if (owner != null) {
             request.header("X-Parley-Owner", owner);

@@ -4,6 +4,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
+import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
@@ -24,7 +25,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * A host application for the starter's HTTP tests: a scripted runtime that plays by keyword, and host
  * actions that ask for approval and record what they ran with: {@code refund_order} (its arguments
- * editable) and {@code quick_refund} (its approval expires at once). With {@code test.runtime.tools=false}
+ * editable) and {@code quick_refund} (its approval expires at once). A message starting "show context" is
+ * answered with the run's context as JSON, as the runtime got it. With {@code test.runtime.tools=false}
  * the runtime cannot call tools; with {@code test.runtime.offering=true} it offers one model and one skill
  * and takes no others.
  */
@@ -94,7 +96,8 @@ public class TestApplication {
     @Bean
     RuntimeAdapter scriptedRuntime(@Value("${test.runtime.tools:true}") boolean tools,
             @Value("${test.runtime.offering:false}") boolean offering) {
-        ScriptedRuntime runtime = ScriptedRuntime.of(request -> scenario(request.userMessage()));
+        ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().startsWith("show context")
+                ? Scripts.answer(ChatJson.shared().write(request.context())) : scenario(request.userMessage()));
         if (!tools) {
             runtime = runtime.withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
         }

@@ -3,7 +3,9 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.store.ChatStore;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,17 +46,25 @@ public final class EventRetention {
         return compacted;
     }
 
+    /**
+     * Replaces the run's log with its start, a snapshot, a note and its end, reading four events whatever
+     * the log's length: the first, the last, and (for a log of at most three) the log itself. A log whose
+     * last event is not an end (its end was never stored) gets one made from the run's stored outcome,
+     * numbered after every seq a client may hold.
+     */
     private void compact(Run run) {
         ChatStore store = ctx.store;
         long last = store.lastSeq(run.id());
         List<RunEvent> start = store.readEvents(run.id(), 0, 1);
         List<RunEvent> end = last == 0 ? List.of() : store.readEvents(run.id(), last - 1, 1);
         List<RunEvent> kept = new ArrayList<>();
-        if (start.isEmpty() || end.isEmpty() || !end.get(0).event().isTerminal() || end.get(0).seq() <= start.get(0).seq() + 2) {
-            kept.addAll(store.readEvents(run.id(), 0, Integer.MAX_VALUE));
+        if (start.isEmpty() || end.isEmpty() || end.get(0).seq() <= start.get(0).seq() + 2) {
+            kept.addAll(store.readEvents(run.id(), 0, 3));
         } else {
             RunEvent started = start.get(0);
-            RunEvent ended = end.get(0);
+            RunEvent ended = end.get(0).event().isTerminal() ? end.get(0) : new RunEvent(run.id(),
+                    Math.max(last, store.reservedSeq(run.id())) + 1,
+                    run.finishedAt() != null ? run.finishedAt().toEpochMilli() : end.get(0).timestamp(), endOf(run));
             kept.add(started);
             kept.add(new RunEvent(run.id(), started.seq() + 1, started.timestamp(), new AgentStreamEvent.MessagesSnapshot(
                     run.threadId(), run.id(), messagesOf(run), run.guardrailsFailureReason())));
@@ -65,6 +75,17 @@ public final class EventRetention {
             kept.add(ended);
         }
         store.compactRunEvents(run.id(), kept, ctx.now());
+    }
+
+    /** The end event the run's stored outcome stands for. */
+    private static AgentStreamEvent endOf(Run run) {
+        ErrorInfo error = run.error();
+        if (run.status() == RunStatus.FAILED) {
+            return error == null ? new AgentStreamEvent.RunFailed("INTERNAL", "the run failed")
+                    : new AgentStreamEvent.RunFailed(error.code(), error.message());
+        }
+        return new AgentStreamEvent.RunFinished(run.status(),
+                run.status() == RunStatus.SUCCEEDED || error == null ? null : error.message());
     }
 
     /** The run's messages as stored: its user message (if any), its answer, the answer's steps. */

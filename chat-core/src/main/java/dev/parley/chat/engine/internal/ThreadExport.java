@@ -34,14 +34,19 @@ import java.util.Map;
 public final class ThreadExport {
     /** The version of the JSON shape; a reader rejects a version it does not know. */
     public static final int VERSION = 1;
-    private static final int PAGE = 200;
 
     private final ChatStore store;
     private final ThreadViews views;
+    private final int page;
 
-    public ThreadExport(ChatStore store, ThreadViews views) {
+    /** @param page how many messages one read of the store takes (the engine's largest page) */
+    public ThreadExport(ChatStore store, ThreadViews views, int page) {
+        if (page < 1) {
+            throw new IllegalArgumentException("page must be positive, got " + page);
+        }
         this.store = store;
         this.views = views;
+        this.page = page;
     }
 
     /**
@@ -64,15 +69,15 @@ public final class ThreadExport {
             json.writeEndArray();
             json.writeArrayFieldStart("messages");
             String after = null;
-            List<Message> page;
+            List<Message> read;
             do {
-                page = store.listTopLevelMessagesAfter(thread.id(), after, PAGE);
-                writeMessages(json, page);
+                read = store.listTopLevelMessagesAfter(thread.id(), after, page);
+                writeMessages(json, read);
                 json.flush();
-                if (!page.isEmpty()) {
-                    after = page.get(page.size() - 1).id();
+                if (!read.isEmpty()) {
+                    after = read.get(read.size() - 1).id();
                 }
-            } while (page.size() == PAGE);
+            } while (read.size() == page);
             json.writeEndArray();
             json.writeEndObject();
         }
@@ -114,14 +119,14 @@ public final class ThreadExport {
         List<String> ids = new ArrayList<>();
         String before = null;
         while (leaf != null) {
-            List<Message> page = store.listBranch(thread.id(), leaf, before, PAGE);
-            for (int i = page.size() - 1; i >= 0; i--) {
-                ids.add(page.get(i).id());
+            List<Message> read = store.listBranch(thread.id(), leaf, before, page);
+            for (int i = read.size() - 1; i >= 0; i--) {
+                ids.add(read.get(i).id());
             }
-            if (page.size() < PAGE) {
+            if (read.size() < page) {
                 break;
             }
-            before = page.get(0).id();
+            before = read.get(0).id();
         }
         java.util.Collections.reverse(ids);
         return ids;
@@ -135,14 +140,14 @@ public final class ThreadExport {
         Writer text = new OutputStreamWriter(out, StandardCharsets.UTF_8);
         text.write("# " + (thread.title() == null ? "Conversation" : oneLine(thread.title())) + "\n");
         List<String> ids = activeBranchIds(thread);
-        for (int from = 0; from < ids.size(); from += PAGE) {
-            List<Message> page = store.findMessages(ids.subList(from, Math.min(ids.size(), from + PAGE)));
-            List<String> runs = page.stream().filter(m -> m.kind() == MessageKind.ASSISTANT).map(Message::runId).toList();
+        for (int from = 0; from < ids.size(); from += page) {
+            List<Message> read = store.findMessages(ids.subList(from, Math.min(ids.size(), from + page)));
+            List<String> runs = read.stream().filter(m -> m.kind() == MessageKind.ASSISTANT).map(Message::runId).toList();
             Map<String, List<Message>> steps = new HashMap<>();
             for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
                 steps.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
             }
-            for (Message message : page) {
+            for (Message message : read) {
                 if (message instanceof UserMessage user) {
                     text.write("\n**You:**\n\n" + user.text().strip() + "\n");
                 } else if (message instanceof AssistantMessage answer) {

@@ -54,15 +54,17 @@ public final class ThreadViews {
 
     /**
      * A page of the active branch: its newest {@code limit} messages before {@code before} (a message on the
-     * branch; null for the newest), each answer with its variants and steps.
+     * branch; null for the newest), each answer with its variants and steps. Reads {@code limit + 1} messages
+     * of the branch, and one more to check a cursor before which there is nothing.
      *
-     * @throws ChatException INVALID_INPUT if {@code before} is not a user or assistant message on the branch
+     * @throws ChatException INVALID_INPUT if {@code before} is neither a user or assistant message on the
+     *     branch nor a first message of the thread (before which the page is empty)
      */
     public ThreadView view(ChatThread thread, @Nullable String before, int limit) {
         ChatStore store = ctx.store;
         String leaf = activeLeaf(thread);
         List<Message> path = leaf == null ? List.of() : store.listBranch(thread.id(), leaf, before, limit + 1);
-        if (before != null && path.isEmpty() && !isFirstOnBranch(thread, leaf, before)) {
+        if (before != null && path.isEmpty() && !isFirstMessage(thread, before)) {
             throw ChatException.invalidInput("before must be the id of a user or assistant message on the thread's "
                     + "active branch");
         }
@@ -89,12 +91,14 @@ public final class ThreadViews {
                 userPositions(thread, top), olderCursor);
     }
 
-    private boolean isFirstOnBranch(ChatThread thread, @Nullable String leaf, String before) {
-        if (leaf == null) {
-            return false;
-        }
-        List<Message> first = ctx.store.listBranch(thread.id(), leaf, null, Integer.MAX_VALUE);
-        return !first.isEmpty() && first.get(0).id().equals(before);
+    /**
+     * Whether {@code messageId} is a top-level message of the thread that follows no other: nothing comes
+     * before it on any branch. (Any other message on the active branch has its parent before it, so an empty
+     * page before it means it is not on the branch.) One message read, whatever the branch's length.
+     */
+    private boolean isFirstMessage(ChatThread thread, String messageId) {
+        return ctx.store.findMessage(messageId).filter(m -> m.threadId().equals(thread.id()) && m.kind().isTopLevel()
+                && m.parentMessageId() == null).isPresent();
     }
 
     private static Set<String> parentsOfAnswers(List<Message> path) {

@@ -3,7 +3,6 @@ package dev.parley.chat.spring.internal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
-import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.ExportFormat;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
@@ -50,12 +49,15 @@ public class ChatController extends ParleyEndpoints {
     private final ChatEngine engine;
     private final ParleySse sse;
     private final JsonBodies bodies;
+    private final ClientContexts contexts;
 
-    public ChatController(ChatEngine engine, OwnerResolver owners, ParleySse sse, JsonBodies bodies) {
-        super(owners);
+    public ChatController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, ParleySse sse,
+            JsonBodies bodies, ClientContexts contexts) {
+        super(owners, origins);
         this.engine = engine;
         this.sse = sse;
         this.bodies = bodies;
+        this.contexts = contexts;
     }
 
     // ------------------------------------------------------------------ sessions (threads)
@@ -190,7 +192,7 @@ public class ChatController extends ParleyEndpoints {
             @RequestHeader(name = RunBodies.IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey) {
         String owner = owner(request);
         JsonNode body = bodies.object(request);
-        return ticket(engine.startRun(owner, id, RunBodies.startRun(body, "message", idempotencyKey)));
+        return ticket(engine.startRun(owner, id, RunBodies.startRun(body, "message", idempotencyKey, owner, contexts)));
     }
 
     /** A run ticket: {@code 202} for a run just started or queued, {@code 200} for a replayed request. */
@@ -225,8 +227,9 @@ public class ChatController extends ParleyEndpoints {
         return JsonBodies.ok(engine.skills());
     }
 
-    private static int engineDefaultPage() {
-        return EngineLimits.defaults().defaultPageSize();
+    /** The page size when the caller names none: the engine's, as the host configured it. */
+    private int engineDefaultPage() {
+        return engine.limits().defaultPageSize();
     }
 
     private static int intParam(String name, @Nullable String value, int fallback) {

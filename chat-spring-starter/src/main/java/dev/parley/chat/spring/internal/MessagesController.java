@@ -25,11 +25,14 @@ import org.springframework.web.bind.annotation.RestController;
 public class MessagesController extends ParleyEndpoints {
     private final ChatEngine engine;
     private final JsonBodies bodies;
+    private final ClientContexts contexts;
 
-    public MessagesController(ChatEngine engine, OwnerResolver owners, JsonBodies bodies) {
-        super(owners);
+    public MessagesController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, JsonBodies bodies,
+            ClientContexts contexts) {
+        super(owners, origins);
         this.engine = engine;
         this.bodies = bodies;
+        this.contexts = contexts;
     }
 
     /** The body is optional ({@code {clientTools?}}); without one no client tools go with the new run. */
@@ -50,7 +53,8 @@ public class MessagesController extends ParleyEndpoints {
             @RequestHeader(name = RunBodies.IDEMPOTENCY_KEY, required = false) @Nullable String idempotencyKey) {
         String owner = owner(request);
         JsonNode body = bodies.object(request);
-        return ChatController.ticket(engine.editMessage(owner, id, RunBodies.startRun(body, "text", idempotencyKey)));
+        return ChatController.ticket(engine.editMessage(owner, id,
+                RunBodies.startRun(body, "text", idempotencyKey, owner, contexts)));
     }
 
     /** Makes the branch through this user or assistant message the active one; the thread view, as {@code GET /sessions/{id}}. */

@@ -12,26 +12,31 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 
 /**
- * What Parley's controllers share: every endpoint starts with {@link #owner} (a body that is not JSON is
- * refused, then the caller is found), and every error is answered as an RFC 9457 problem carrying the
- * error code.
+ * What Parley's controllers share: every endpoint starts with {@link #owner} (a state-changing request from
+ * another origin is refused, then a body that is not JSON, then the caller is found), and every error is
+ * answered as an RFC 9457 problem carrying the error code.
  */
 public abstract class ParleyEndpoints {
     private static final Logger log = LoggerFactory.getLogger(ParleyEndpoints.class);
 
     private final OwnerResolver owners;
+    private final OriginCheck origins;
 
-    protected ParleyEndpoints(OwnerResolver owners) {
+    protected ParleyEndpoints(OwnerResolver owners, OriginCheck origins) {
         this.owners = owners;
+        this.origins = origins;
     }
 
     /**
-     * The caller of this request, after refusing a body that is not declared JSON.
+     * The caller of this request, after refusing a state-changing request from another origin and a body
+     * that is not declared JSON.
      *
+     * @throws CrossOrigin for a state-changing request from an origin that is neither its own nor allowed
      * @throws UnsupportedMediaType for a body that is not JSON
      * @throws Unauthenticated when the request names no caller
      */
     protected String owner(HttpServletRequest request) {
+        origins.check(request);
         JsonBodies.refuseNonJson(request);
         String owner = owners.ownerOf(request);
         if (owner == null || owner.isBlank()) {
@@ -52,6 +57,11 @@ public abstract class ParleyEndpoints {
     public ResponseEntity<byte[]> unauthenticated(HttpServletRequest request) {
         return Problems.of(HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", "the request names no caller",
                 request.getRequestURI());
+    }
+
+    @ExceptionHandler(CrossOrigin.class)
+    public ResponseEntity<byte[]> crossOrigin(CrossOrigin e, HttpServletRequest request) {
+        return Problems.of(HttpStatus.FORBIDDEN, "CROSS_ORIGIN", e.getMessage(), request.getRequestURI());
     }
 
     @ExceptionHandler(UnsupportedMediaType.class)

@@ -17,17 +17,18 @@ final class RunBodies {
     }
 
     /**
-     * The run {@code body} asks for.
+     * The run {@code body} asks for; its {@code context} is the client's, made the run's by {@code contexts}.
      *
      * @param messageField {@code message} for a new message, {@code text} for an edit
      * @param idempotencyKey the {@code Idempotency-Key} header, null when absent
      * @throws ChatException INVALID_INPUT for a field of the wrong type, a missing message, or a body id and a
      *     header that differ
      */
-    static StartRun startRun(JsonNode body, String messageField, @Nullable String idempotencyKey) {
+    static StartRun startRun(JsonNode body, String messageField, @Nullable String idempotencyKey, String ownerId,
+            ClientContexts contexts) {
         return new StartRun(JsonBodies.requiredText(body, messageField), JsonBodies.optionalText(body, "modelId"),
                 JsonBodies.optionalText(body, "skill"), JsonBodies.optionalInt(body, "maxIterations"),
-                JsonBodies.optionalObject(body, "context"))
+                contexts.runContext(ownerId, JsonBodies.optionalObject(body, "context")))
                 .withClientTools(InputBodies.clientTools(body))
                 .withClientMessageId(clientMessageId(body, idempotencyKey));
     }

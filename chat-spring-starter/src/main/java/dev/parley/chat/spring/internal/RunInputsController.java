@@ -26,8 +26,8 @@ public class RunInputsController extends ParleyEndpoints {
     private final ChatEngine engine;
     private final JsonBodies bodies;
 
-    public RunInputsController(ChatEngine engine, OwnerResolver owners, JsonBodies bodies) {
-        super(owners);
+    public RunInputsController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, JsonBodies bodies) {
+        super(owners, origins);
         this.engine = engine;
         this.bodies = bodies;
     }

@@ -3,7 +3,9 @@ package dev.parley.chat.spring.internal.agui;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.OwnerResolver;
+import dev.parley.chat.spring.internal.ClientContexts;
 import dev.parley.chat.spring.internal.JsonBodies;
+import dev.parley.chat.spring.internal.OriginCheck;
 import dev.parley.chat.spring.internal.ParleyEndpoints;
 import dev.parley.chat.spring.internal.SseResponses;
 import dev.parley.chat.spring.internal.SseStreams;
@@ -36,12 +38,13 @@ public class AgUiController extends ParleyEndpoints {
     private final JsonBodies bodies;
     private final AgUiTurns turns;
 
-    public AgUiController(ChatEngine engine, OwnerResolver owners, SseStreams streams, JsonBodies bodies) {
-        super(owners);
+    public AgUiController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, SseStreams streams,
+            JsonBodies bodies, ClientContexts contexts) {
+        super(owners, origins);
         this.engine = engine;
         this.streams = streams;
         this.bodies = bodies;
-        this.turns = new AgUiTurns(engine);
+        this.turns = new AgUiTurns(engine, contexts);
     }
 
     @PostMapping("${parley.web.agui.path:/agui}")

@@ -109,17 +109,19 @@ final class AgUiFrames implements SseFrames {
         } else if (event instanceof AgentStreamEvent.ThinkingDelta thinking) {
             reasoning(out, thinking.messageId(), thinking.delta(), logged.seq());
         } else if (event instanceof AgentStreamEvent.ToolCallStart call) {
-            toolStart(out, call);
+            toolStart(out, call, AgUiToolCallIds.of(logged.runId(), call.executionId()));
         } else if (event instanceof AgentStreamEvent.ToolCallArgs args) {
-            if (openTools.contains(args.executionId()) && !args.delta().isEmpty()) {
-                out.append(frame(event("TOOL_CALL_ARGS").put("toolCallId", args.executionId()).put("delta", args.delta())));
+            String toolCallId = AgUiToolCallIds.of(logged.runId(), args.executionId());
+            if (openTools.contains(toolCallId) && !args.delta().isEmpty()) {
+                out.append(frame(event("TOOL_CALL_ARGS").put("toolCallId", toolCallId).put("delta", args.delta())));
             }
         } else if (event instanceof AgentStreamEvent.ToolCallEnd end) {
-            toolEnd(out, end.executionId());
+            toolEnd(out, AgUiToolCallIds.of(logged.runId(), end.executionId()));
         } else if (event instanceof AgentStreamEvent.ToolCallResult result) {
-            toolEnd(out, result.executionId());
+            String toolCallId = AgUiToolCallIds.of(logged.runId(), result.executionId());
+            toolEnd(out, toolCallId);
             out.append(frame(event("TOOL_CALL_RESULT").put("messageId", result.messageId())
-                    .put("toolCallId", result.executionId()).put("content", result.result()).put("role", "tool")));
+                    .put("toolCallId", toolCallId).put("content", result.result()).put("role", "tool")));
         } else if (event instanceof AgentStreamEvent.TodosUpdated todos) {
             todos(out, todos);
         } else if (event instanceof AgentStreamEvent.StatusUpdate status) {
@@ -128,7 +130,7 @@ final class AgUiFrames implements SseFrames {
             custom.set("value", value);
             out.append(frame(custom));
         } else if (event instanceof InputRequested input) {
-            requested(out, input, logged.seq());
+            requested(out, input, logged);
         } else if (event instanceof AgentStreamEvent.InputResolved resolved) {
             openInputs.remove(resolved.inputId());
         } else if (event instanceof AgentStreamEvent.Usage reported) {
@@ -217,22 +219,23 @@ final class AgUiFrames implements SseFrames {
         }
     }
 
-    private void toolStart(StringBuilder out, AgentStreamEvent.ToolCallStart call) {
+    /** A tool call under {@code toolCallId}, its run-qualified id (see {@link AgUiToolCallIds}). */
+    private void toolStart(StringBuilder out, AgentStreamEvent.ToolCallStart call, String toolCallId) {
         closeReasoning(out);
-        if (!startedIds.add(call.executionId())) {
+        if (!startedIds.add(toolCallId)) {
             return;
         }
-        openTools.add(call.executionId());
-        out.append(frame(event("TOOL_CALL_START").put("toolCallId", call.executionId())
+        openTools.add(toolCallId);
+        out.append(frame(event("TOOL_CALL_START").put("toolCallId", toolCallId)
                 .put("toolCallName", call.name()).put("parentMessageId", assistantMessageId)));
         if (!call.arguments().isEmpty()) {
-            out.append(frame(event("TOOL_CALL_ARGS").put("toolCallId", call.executionId()).put("delta", call.arguments())));
+            out.append(frame(event("TOOL_CALL_ARGS").put("toolCallId", toolCallId).put("delta", call.arguments())));
         }
     }
 
-    private void toolEnd(StringBuilder out, String executionId) {
-        if (openTools.remove(executionId)) {
-            out.append(frame(event("TOOL_CALL_END").put("toolCallId", executionId)));
+    private void toolEnd(StringBuilder out, String toolCallId) {
+        if (openTools.remove(toolCallId)) {
+            out.append(frame(event("TOOL_CALL_END").put("toolCallId", toolCallId)));
         }
     }
 
@@ -253,11 +256,11 @@ final class AgUiFrames implements SseFrames {
         }
     }
 
-    private void requested(StringBuilder out, InputRequested input, long seq) {
+    private void requested(StringBuilder out, InputRequested input, RunEvent logged) {
         String id = input.inputId();
-        boolean settled = answeredNow.contains(id) || (seq <= planSeq && !stillPending.contains(id));
+        boolean settled = answeredNow.contains(id) || (logged.seq() <= planSeq && !stillPending.contains(id));
         if (input.request() instanceof ClientToolRequest tool) {
-            toolEnd(out, tool.executionId());
+            toolEnd(out, AgUiToolCallIds.of(logged.runId(), tool.executionId()));
         }
         if (!settled) {
             openInputs.put(id, input);

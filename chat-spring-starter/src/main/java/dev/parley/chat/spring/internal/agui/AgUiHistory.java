@@ -12,34 +12,37 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.UserMessage;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A thread's active branch as AG-UI sees it: the user messages under the ids their clients gave them (or
- * Parley's id when none was given), and the {@code MESSAGES_SNAPSHOT} of the branch.
+ * The newest part of a thread's active branch as AG-UI sees it: at most the engine's largest page of user
+ * and assistant messages (with their steps), the user messages under the ids their clients gave them (or
+ * Parley's id when none was given), and the {@code MESSAGES_SNAPSHOT} made of it. One read of the store,
+ * bounded by the engine's limits whatever the thread's length.
  */
 final class AgUiHistory {
     private final List<Message> messages;
+    private final boolean whole;
 
-    private AgUiHistory(List<Message> messages) {
+    private AgUiHistory(List<Message> messages, boolean whole) {
         this.messages = List.copyOf(messages);
+        this.whole = whole;
     }
 
-    /** Reads the whole active branch of the thread, page by page, oldest first. */
+    /** Reads the newest page of the thread's active branch, {@link EngineLimits#maxPageSize()} messages at most. */
     static AgUiHistory read(ChatEngine engine, String ownerId, String threadId) {
-        List<List<Message>> pages = new ArrayList<>();
-        String before = null;
-        do {
-            ThreadView view = engine.getThread(ownerId, threadId, before, EngineLimits.defaults().defaultPageSize());
-            pages.add(0, view.messages());
-            before = view.olderCursor();
-        } while (before != null);
-        List<Message> all = new ArrayList<>();
-        pages.forEach(all::addAll);
-        return new AgUiHistory(all);
+        ThreadView view = engine.getThread(ownerId, threadId, null, engine.limits().maxPageSize());
+        return new AgUiHistory(view.messages(), view.olderCursor() == null);
+    }
+
+    /** Whether the page holds the whole branch (else older messages come before it). */
+    boolean whole() {
+        return whole;
     }
 
     /** The id AG-UI knows a user message by. */
@@ -51,12 +54,12 @@ final class AgUiHistory {
         return messages.stream().filter(UserMessage.class::isInstance).map(UserMessage.class::cast).toList();
     }
 
-    /** The user message AG-UI knows by {@code agUiId}, if the branch has it. */
+    /** The user message AG-UI knows by {@code agUiId}, if this page of the branch has it. */
     Optional<UserMessage> user(String agUiId) {
         return userMessages().stream().filter(m -> agUiId(m).equals(agUiId)).findFirst();
     }
 
-    /** The run of the branch's newest answer, if any. */
+    /** The run of the branch's newest answer, if any (the page holds the branch's newest messages). */
     Optional<String> latestRunId() {
         for (int i = messages.size() - 1; i >= 0; i--) {
             if (messages.get(i) instanceof AssistantMessage answer) {
@@ -69,15 +72,40 @@ final class AgUiHistory {
     /**
      * The branch as AG-UI messages, leaving out what the run {@code streamedRunId} wrote (its events follow
      * the snapshot) but keeping its user message: user messages, answers with their tool calls (of
-     * regenerated answers the newest only), and tool results. Thinking, statuses, todos and questions are not messages in AG-UI; the client's own
-     * {@code system} and {@code developer} messages ({@code keep}) come first, as the client had them.
+     * regenerated answers the newest only), and tool results. Thinking, statuses, todos and questions are not
+     * messages in AG-UI. The client's own {@code system} and {@code developer} messages come first, as the
+     * client had them.
+     *
+     * <p>The snapshot replaces the client's list, but a client keeps the messages it has in their places and
+     * adds the others after them: so it starts at the first message of this page the client sent (the page's
+     * start if it sent none), leaving out older messages it does not have (a client that restarted and sent
+     * only its new message keeps its short list). When the branch is longer than this page, the client's
+     * messages from before the page come first, as it sent them, so that the snapshot deletes none of them.
      */
-    ArrayNode snapshot(@Nullable String streamedRunId, List<AgUiInput.Message> keep) {
+    ArrayNode snapshot(@Nullable String streamedRunId, List<AgUiInput.Message> sent) {
         ArrayNode out = JsonNodeFactory.instance.arrayNode();
-        for (AgUiInput.Message own : keep) {
-            out.addObject().put("id", own.id()).put("role", own.role()).put("content", own.text());
+        for (AgUiInput.Message own : sent) {
+            if (isOwn(own)) {
+                out.addObject().put("id", own.id()).put("role", own.role()).put("content", own.text());
+            }
         }
-        for (Message message : messages) {
+        Set<String> sentIds = new HashSet<>();
+        sent.forEach(m -> sentIds.add(m.id()));
+        int from = 0;
+        while (from < messages.size() && !sentIds.contains(agUiId(messages.get(from)))) {
+            from++;
+        }
+        if (from == messages.size()) {
+            from = 0;
+        } else if (!whole) {
+            String first = agUiId(messages.get(from));
+            for (int i = 0; i < sent.size() && !sent.get(i).id().equals(first); i++) {
+                if (!isOwn(sent.get(i))) {
+                    out.add(sent.get(i).sent());
+                }
+            }
+        }
+        for (Message message : messages.subList(from, messages.size())) {
             boolean streamed = message.runId().equals(streamedRunId);
             if (message instanceof UserMessage user) {
                 out.addObject().put("id", agUiId(user)).put("role", "user").put("content", user.text());
@@ -90,14 +118,16 @@ final class AgUiHistory {
                 if (!calls.isEmpty()) {
                     ArrayNode toolCalls = entry.putArray("toolCalls");
                     for (ActionExecutionMessage call : calls) {
-                        ObjectNode function = toolCalls.addObject().put("id", call.executionId()).put("type", "function")
+                        ObjectNode function = toolCalls.addObject()
+                                .put("id", AgUiToolCallIds.of(call.runId(), call.executionId())).put("type", "function")
                                 .putObject("function");
                         function.put("name", call.name()).put("arguments", call.arguments());
                     }
                 }
                 for (ResultMessage result : steps(answer, ResultMessage.class)) {
                     ObjectNode tool = out.addObject().put("id", result.id()).put("role", "tool")
-                            .put("toolCallId", result.executionId()).put("content", result.result());
+                            .put("toolCallId", AgUiToolCallIds.of(result.runId(), result.executionId()))
+                            .put("content", result.result());
                     if (result.error()) {
                         tool.put("error", result.result());
                     }
@@ -107,6 +137,15 @@ final class AgUiHistory {
         return out;
     }
 
+    /** The id AG-UI knows a user or assistant message by (a step's own id otherwise). */
+    private static String agUiId(Message message) {
+        return message instanceof UserMessage user ? agUiId(user) : message.id();
+    }
+
+    private static boolean isOwn(AgUiInput.Message message) {
+        return message.role().equals("system") || message.role().equals("developer");
+    }
+
     /** Whether a newer answer to the same user message (a regenerated variant) stands beside this one. */
     private boolean replaced(AssistantMessage answer) {
         int at = messages.indexOf(answer);
@@ -114,7 +153,7 @@ final class AgUiHistory {
                 && Objects.equals(other.parentMessageId(), answer.parentMessageId()));
     }
 
-        private <T extends Message> List<T> steps(AssistantMessage answer, Class<T> kind) {
+    private <T extends Message> List<T> steps(AssistantMessage answer, Class<T> kind) {
         return messages.stream().filter(kind::isInstance).map(kind::cast)
                 .filter(m -> answer.id().equals(m.parentMessageId())).toList();
     }

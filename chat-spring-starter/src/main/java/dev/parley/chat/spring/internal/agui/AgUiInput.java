@@ -28,8 +28,12 @@ record AgUiInput(
         List<Object> context,
         List<Resume> resume) {
 
-    /** One message of the input: its id, role and text; {@code toolCallId} and {@code error} for a tool message. */
-    record Message(String id, String role, String text, @Nullable String toolCallId, @Nullable String error) {
+    /**
+     * One message of the input: its id, role and text; {@code toolCallId} and {@code error} for a tool
+     * message; {@code sent}, the message as the client sent it (to give back what Parley does not read).
+     */
+    record Message(String id, String role, String text, @Nullable String toolCallId, @Nullable String error,
+            ObjectNode sent) {
         boolean isUser() {
             return role.equals("user");
         }
@@ -124,7 +128,7 @@ record AgUiInput(
             throw ChatException.invalidInput("tool message " + id + " has no \"toolCallId\"");
         }
         return new Message(id, role, text, toolCallId != null && toolCallId.isTextual() ? toolCallId.asText() : null,
-                error != null && error.isTextual() ? error.asText() : null);
+                error != null && error.isTextual() ? error.asText() : null, ((ObjectNode) message).deepCopy());
     }
 
     /** A message's text: a string, or the text parts of a content array joined by newlines. */

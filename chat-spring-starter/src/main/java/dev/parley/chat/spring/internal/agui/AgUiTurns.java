@@ -18,6 +18,7 @@ import dev.parley.chat.input.InputKind;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.spring.internal.ClientContexts;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an AG-UI input asks of Parley, done: a new turn (or an edit), answers to interrupts ({@code resume}),
@@ -38,9 +40,11 @@ final class AgUiTurns {
     private static final long FREE_WAIT_MILLIS = 5_000;
 
     private final ChatEngine engine;
+    private final ClientContexts contexts;
 
-    AgUiTurns(ChatEngine engine) {
+    AgUiTurns(ChatEngine engine, ClientContexts contexts) {
         this.engine = engine;
+        this.contexts = contexts;
     }
 
     /** The Parley run to stream, and what the frames need to know about it. */
@@ -73,7 +77,7 @@ final class AgUiTurns {
     Plan plan(String ownerId, AgUiInput input) {
         try {
             if (!threadExists(ownerId, input.threadId())) {
-                checkFirstUse(input);
+                checkFirstUse(ownerId, input);
                 engine.openThread(ownerId, input.threadId());
             }
             AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
@@ -114,7 +118,7 @@ final class AgUiTurns {
      * answers to nothing, no message to run, a history the new thread does not have, a message the engine
      * would not take. Bad input changes nothing, not even by creating an empty thread.
      */
-    private void checkFirstUse(AgUiInput input) {
+    private void checkFirstUse(String ownerId, AgUiInput input) {
         if (!input.resume().isEmpty() || !input.trailingToolResults().isEmpty()) {
             throw new Refused("NOT_FOUND", "thread " + input.threadId() + " has no run waiting for the answers in"
                     + " this input");
@@ -128,11 +132,11 @@ final class AgUiTurns {
             throw new Refused("HISTORY_MISMATCH", "thread " + input.threadId() + " is new, and the input sends"
                     + " earlier messages; AG-UI cannot add past messages to a thread");
         }
-        engine.checkStartRun(startRequest(input, user));
+        engine.checkStartRun(startRequest(ownerId, input, user));
     }
 
-    private static StartRun startRequest(AgUiInput input, AgUiInput.Message user) {
-        return new StartRun(user.text(), null, null, null, runContext(input)).withClientTools(input.tools())
+    private StartRun startRequest(String ownerId, AgUiInput input, AgUiInput.Message user) {
+        return new StartRun(user.text(), null, null, null, runContext(ownerId, input)).withClientTools(input.tools())
                 .withClientMessageId(user.id());
     }
 
@@ -148,25 +152,47 @@ final class AgUiTurns {
         if (known.isPresent()) {
             return stream(ownerId, input, known.get().runId(), Set.of(), false);
         }
-        List<String> stored = history.userMessages().stream().map(AgUiHistory::agUiId).toList();
         List<String> sent = input.messages().stream().filter(AgUiInput.Message::isUser).map(AgUiInput.Message::id)
                 .filter(id -> !id.equals(user.id())).toList();
-        if (!stored.subList(0, Math.min(sent.size(), stored.size())).equals(sent)) {
-            String missing = sent.stream().filter(id -> !stored.contains(id)).findFirst().orElse(sent.get(0));
-            throw new Refused("HISTORY_MISMATCH", "thread " + input.threadId() + " does not hold the history this"
-                    + " input sends (message " + missing + " is not on its active branch, or in another order);"
-                    + " AG-UI cannot add past messages to a thread: start a new thread for a different history");
-        }
+        String editedId = edited(input.threadId(), history, sent);
         if (waiting(latest) && latest.get().pendingInputs().stream().anyMatch(p -> p.kind() != InputKind.CLIENT_TOOL)) {
             throw new Refused("INTERRUPT_PENDING", "the thread's run waits for the answer to interrupt "
                     + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
         }
-        StartRun request = startRequest(input, user);
-        String editedId = sent.size() < stored.size() ? history.userMessages().get(sent.size()).id() : null;
+        StartRun request = startRequest(ownerId, input, user);
         stopAbandoned(ownerId, latest);
         RunTicket ticket = startWhenFree(() -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
                 : engine.editMessage(ownerId, editedId, request));
         return stream(ownerId, input, ticket.runId(), Set.of(), false);
+    }
+
+    /**
+     * Where a new user message goes, given the ids of the user messages the input sends before it: null to
+     * append it to the active branch, else the id of the stored user message it replaces (an edit, see
+     * docs/ag-ui.md). No earlier user message (a client that restarted, or CopilotKit after its runtime did)
+     * appends. Else the last one sent must be on the branch, the ones before it the branch's user messages
+     * just before it (as far as the page reaches); the new message then follows it: appended when it is the
+     * branch's last, an edit of the one after it otherwise.
+     *
+     * @throws Refused HISTORY_MISMATCH for a history the branch does not hold
+     */
+    private static @Nullable String edited(String threadId, AgUiHistory history, List<String> sent) {
+        if (sent.isEmpty()) {
+            return null;
+        }
+        List<UserMessage> stored = history.userMessages();
+        List<String> storedIds = stored.stream().map(AgUiHistory::agUiId).toList();
+        int at = storedIds.indexOf(sent.get(sent.size() - 1));
+        int compared = Math.min(sent.size(), at + 1);
+        if (at < 0 || (history.whole() && sent.size() > at + 1)
+                || !storedIds.subList(at + 1 - compared, at + 1).equals(sent.subList(sent.size() - compared, sent.size()))) {
+            String missing = sent.stream().filter(id -> !storedIds.contains(id)).findFirst().orElse(sent.get(0));
+            throw new Refused("HISTORY_MISMATCH", "thread " + threadId + " does not hold the history this input"
+                    + " sends (message " + missing + " is not on its active branch" + (history.whole() ? ""
+                            : " among its newest messages") + ", or in another order); AG-UI cannot add past"
+                    + " messages to a thread: start a new thread for a different history");
+        }
+        return at + 1 < stored.size() ? stored.get(at + 1).id() : null;
     }
 
     /**
@@ -202,8 +228,10 @@ final class AgUiTurns {
         }
     }
 
-    private static Map<String, Object> runContext(AgUiInput input) {
-        return input.context().isEmpty() ? Map.of() : Map.of("agui", Map.of("context", input.context()));
+    /** The input's {@code context[]} and system and developer messages, as the client's context of the run. */
+    private Map<String, Object> runContext(String ownerId, AgUiInput input) {
+        return input.context().isEmpty() ? Map.of()
+                : contexts.runContext(ownerId, Map.of("agui", Map.of("context", input.context())));
     }
 
     // ------------------------------------------------------------------ answers
@@ -229,7 +257,8 @@ final class AgUiTurns {
         }
         for (AgUiInput.Message result : input.trailingToolResults()) {
             run.pendingInputs().stream()
-                    .filter(p -> p.request() instanceof ClientToolRequest tool && tool.executionId().equals(result.toolCallId()))
+                    .filter(p -> p.request() instanceof ClientToolRequest tool
+                            && AgUiToolCallIds.names(result.toolCallId(), runId, tool.executionId()))
                     .findFirst()
                     .ifPresent(p -> answers.put(p.inputId(), new ClientToolAnswer(result.error() != null
                             ? result.error() : result.text(), result.error() != null)));
@@ -251,7 +280,7 @@ final class AgUiTurns {
         if (cancel) {
             engine.cancel(ownerId, runId);
         }
-        return new Plan(runId, run.run().assistantMessageId(), history.snapshot(runId, ownMessages(input)),
+        return new Plan(runId, run.run().assistantMessageId(), history.snapshot(runId, input.messages()),
                 run.lastSeq(), stillPending, settled, cancel);
     }
 
@@ -311,11 +340,7 @@ final class AgUiTurns {
         AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
         Set<String> pending = new LinkedHashSet<>();
         state.pendingInputs().forEach(p -> pending.add(p.inputId()));
-        return new Plan(runId, state.run().assistantMessageId(), history.snapshot(runId, ownMessages(input)),
+        return new Plan(runId, state.run().assistantMessageId(), history.snapshot(runId, input.messages()),
                 state.lastSeq(), pending, answered, cancel);
-    }
-
-    private static List<AgUiInput.Message> ownMessages(AgUiInput input) {
-        return input.messages().stream().filter(m -> m.role().equals("system") || m.role().equals("developer")).toList();
     }
 }
