@@ -81,7 +81,8 @@ final class WaitingRunsBench {
 
     private void answer(ChatEngine engine, List<String> runIds) {
         for (String runId : runIds) {
-            if (engine.answer(Env.OWNER, runId, "c1", List.of("A table")) != AnswerResult.ACCEPTED) {
+            String asked = engine.state(Env.OWNER, runId).pendingInputs().get(0).inputId();
+            if (engine.answer(Env.OWNER, runId, asked, List.of("A table")) != AnswerResult.ACCEPTED) {
                 throw new IllegalStateException("the warm-up run " + runId + " did not take its answer");
             }
         }
