@@ -555,4 +555,34 @@ class ClusterTest extends EngineTestSupport {
         assertThat(store.readEvents(late.runId(), 0, 1_000)).as("its events").isEmpty();
         assertThat(store.findMessages(List.of(late.userMessageId(), late.assistantMessageId()))).isEmpty();
     }
+
+    /**
+     * Found by the simulation: a dying instance (its store gone) ended its run and showed that end to its
+     * subscriber, though it was never stored; the instance that took the run over stored another end, and the
+     * subscriber, having seen an end, never looked again. An end is shown only once stored: the subscriber is
+     * told the engine closed instead, and finds the stored end on the other instance.
+     */
+    @Test
+    void anEndTheStoreNeverTookIsNotShown() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onA = EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(4);
+
+        storeOfA.kill();
+        hub.disconnect("a");
+        a.close();
+        onA.awaitDone();
+        assertThat(onA.events()).noneMatch(e -> e.event().isTerminal());
+        assertThat(onA.error()).isInstanceOf(dev.parley.chat.ChatException.class);
+
+        long cursor = onA.events().get(onA.events().size() - 1).seq();
+        EventCollector onB = EventCollector.unbounded().subscribeTo(b.subscribe(ALICE, ticket.runId(), cursor)).awaitDone();
+        assertThat(onB.completed()).isTrue();
+        List<RunEvent> stored = store.readEvents(ticket.runId(), cursor, 1_000);
+        assertThat(onB.events()).isEqualTo(stored);
+        assertThat(stored.get(stored.size() - 1).event().isTerminal()).isTrue();
+    }
 }

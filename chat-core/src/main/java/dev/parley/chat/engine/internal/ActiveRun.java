@@ -67,6 +67,10 @@ public final class ActiveRun {
     private long terminalSeq;
     private boolean endStored;
     private boolean endShown;
+    /** The run's final record and last seq, set at its end; shown once the end is stored. */
+    private @Nullable Run ending;
+    private long endingSeq;
+    private boolean endVisible;
     private long syncSeq;
     private @Nullable ScheduledFuture<?> cancelTimer;
     /** Counted down once the run no longer holds its thread ({@link #threadFreed}). */
@@ -519,7 +523,8 @@ public final class ActiveRun {
 
     /**
      * After the terminal event: stores it (retried by the batch writer if the store fails now), frees the
-     * thread, then shows the end. The run leaves memory once its end is stored ({@link #stored}).
+     * thread, then shows the end once it is stored ({@link #showEndOnceStored}). The run leaves memory once
+     * its end is stored and shown.
      */
     private void finish() {
         synchronized (this) {
@@ -549,11 +554,13 @@ public final class ActiveRun {
         } catch (RuntimeException e) {
             log.error("Run {}: releasing its thread failed", runId, e);
         }
-        published = done;
-        publishedInputs = List.of();
-        publishedClarifies = List.of();
-        runLog.publish(last);
-        leaveMemoryOnceEndedAndStored(false, true);
+        synchronized (this) {
+            ending = done;
+            endingSeq = last;
+        }
+        if (!showEndOnceStored()) {
+            log.warn("Run {}: its end is shown once it is stored", runId);
+        }
         Flow.Subscription stream = upstream;
         if (stream != null && cancelRequested) {
             cancelQuietly(stream);
@@ -758,7 +765,38 @@ public final class ActiveRun {
         }
         if (endStored) {
             leaveMemoryOnceEndedAndStored(true, false);
+            showEndOnceStored();
         }
+    }
+
+    /**
+     * Shows the run's end — to subscribers, and in the record callers read — once it is stored (at once for
+     * a run nothing is stored for any more: its thread was deleted). An end the store has not taken is never
+     * shown: another instance may take the run over and store another one, and a subscriber that saw an end
+     * would not look again.
+     *
+     * @return true if the end is shown
+     */
+    private boolean showEndOnceStored() {
+        Run done;
+        long last;
+        synchronized (this) {
+            if (endVisible) {
+                return true;
+            }
+            if (ending == null || !(endStored || abandoned)) {
+                return false;
+            }
+            endVisible = true;
+            done = ending;
+            last = endingSeq;
+        }
+        published = done;
+        publishedInputs = List.of();
+        publishedClarifies = List.of();
+        runLog.publish(last);
+        leaveMemoryOnceEndedAndStored(false, true);
+        return true;
     }
 
     /**
