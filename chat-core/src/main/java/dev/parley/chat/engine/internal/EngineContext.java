@@ -47,6 +47,8 @@ public final class EngineContext {
     final RunCoordinator coordinator;
     final Duration leaseTimeout;
     final Duration controlTimeout;
+    /** Set once the engine closes: a subscription that starts after that is told at once. */
+    private volatile boolean closed;
     /** Every subscription still open, to be told when the engine closes. */
     final Set<LiveSubscription> subscriptions = ConcurrentHashMap.newKeySet();
     /** Subscribers waiting for runs held by other instances, woken by progress notices. */
@@ -74,6 +76,15 @@ public final class EngineContext {
     /** The clock's time, at millisecond precision (what the model stores). */
     public Instant now() {
         return Instant.ofEpochMilli(clock.millis());
+    }
+
+    /** The engine is closing: subscriptions are told (see {@link LiveSubscription#engineClosing()}). */
+    void markClosed() {
+        closed = true;
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     /** True when other instances may share the store. */

@@ -63,6 +63,9 @@ final class LiveSubscription implements Flow.Subscription {
     /** Called once the subscriber has its subscription. */
     void start() {
         ctx.subscriptions.add(this);
+        if (ctx.isClosed()) {
+            engineClosing();
+        }
         ctx.listener.subscriberOpened(runId);
         ActiveRun run = ctx.activeRuns.get(runId);
         if (run != null) {

@@ -549,6 +549,7 @@ public final class RunManager implements RunHost {
             run.forceEnd(RunStatus.INTERRUPTED, "the host shut down while the run was active");
         }
         ctx.writer.close();
+        ctx.markClosed();
         new ArrayList<>(ctx.subscriptions).forEach(LiveSubscription::engineClosing);
         if (ctx.clustered() && !leftBehind.isEmpty()) {
             try {
