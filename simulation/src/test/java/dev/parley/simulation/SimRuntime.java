@@ -1,0 +1,325 @@
+package dev.parley.simulation;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.input.ApprovalDecision;
+import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.ApprovalReply;
+import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.runtime.ClarifyReply;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RuntimeAdapter;
+import dev.parley.chat.runtime.StreamPublisher;
+import dev.parley.chat.runtime.ToolResult;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The runtime the simulated engines drive: the "agent" a run talks to, one per simulated world (it outlives a
+ * host's restart, as a Bridge would). A run's message names its script ({@code sim:<kind>}, see
+ * {@link Script}); the script plays on the runtime's own thread. It records what reached it — every answer and
+ * tool result per input, every request with the history it was given — for the checks, and misbehaves on
+ * request of the {@link Faults}: an answer that fails or is slow to arrive. Thread-safe.
+ */
+final class SimRuntime implements RuntimeAdapter {
+    /** What a run does, chosen by its message. */
+    enum Script {
+        /** Thinks, streams a few words, reports usage, succeeds. */
+        STREAM,
+        /** Calls the host action {@code lookup} (no approval) and answers with its result. */
+        TOOL,
+        /** Calls the host action {@code refund}, which a person approves first. */
+        APPROVAL,
+        /** Asks the person a question (sometimes with a deadline) and answers with the reply. */
+        CLARIFY,
+        /** Asks the person to approve a command of its own. */
+        ASK_APPROVAL,
+        /** Calls the tool the person's browser runs ({@code pick_date}). */
+        CLIENT_TOOL,
+        /** Streams a little, then reports a failure. */
+        FAIL,
+        /** Streams a little, then its stream breaks. */
+        THROW,
+        /** Streams a little, then waits until it is cancelled. */
+        HANG,
+        /** Streams a little, then its stream ends without a final event. */
+        ABRUPT;
+
+        String message() {
+            return "sim:" + name().toLowerCase(java.util.Locale.ROOT);
+        }
+
+        static Script of(String message) {
+            if (message.startsWith("sim:")) {
+                String kind = message.substring(4).split(" ", 2)[0].toUpperCase(java.util.Locale.ROOT);
+                for (Script script : values()) {
+                    if (script.name().equals(kind)) {
+                        return script;
+                    }
+                }
+            }
+            return STREAM;
+        }
+    }
+
+    /** What the runtime received for one run. */
+    record Received(RunRequest request, List<String> historyIds, boolean retry) {
+    }
+
+    private final VirtualTime time;
+    private final Faults faults;
+    private final Map<String, Player> players = new ConcurrentHashMap<>();
+    /** Answers and tool results that reached the runtime, per "runId/inputOrExecutionId". */
+    private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
+
+    SimRuntime(VirtualTime time, Faults faults) {
+        this.time = time;
+        this.faults = faults;
+    }
+
+    Map<String, AtomicInteger> deliveries() {
+        return deliveries;
+    }
+
+    List<Received> received() {
+        return received;
+    }
+
+    Set<String> forgottenConversations() {
+        return forgotten;
+    }
+
+    /** Ends every script still playing (the simulation is over). */
+    void stopAll() {
+        players.values().forEach(Player::cancel);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.CANCEL, Capability.CLARIFY, Capability.APPROVALS, Capability.HOST_TOOLS);
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+        return play(request, false);
+    }
+
+    @Override
+    public Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
+        return play(request, true);
+    }
+
+    private Flow.Publisher<AgentStreamEvent> play(RunRequest request, boolean retry) {
+        faults.runtimeCall("generateResponse");
+        List<String> history = request.history().messages().stream()
+                .filter(m -> m.kind().isTopLevel()).map(Message::id).toList();
+        received.add(new Received(request, history, retry));
+        Script script = Script.of(request.userMessage());
+        return StreamPublisher.create(16, emitter -> {
+            Player player = new Player(request, emitter);
+            players.put(request.runId(), player);
+            emitter.onCancel(player::cancel);
+            Thread thread = new Thread(() -> {
+                try {
+                    player.play(script);
+                    emitter.complete();
+                } catch (Cancelled e) {
+                    emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "cancelled by the runtime"));
+                    emitter.complete();
+                } catch (Exception e) {
+                    emitter.fail(e);
+                } finally {
+                    players.remove(request.runId(), player);
+                }
+            }, "sim-script-" + request.runId());
+            thread.setDaemon(true);
+            thread.start();
+        });
+    }
+
+    @Override
+    public void cancel(String runId) {
+        faults.runtimeCall("cancel");
+        Player player = players.get(runId);
+        if (player != null) {
+            player.cancel();
+        }
+    }
+
+    @Override
+    public void answerClarify(ClarifyReply reply) {
+        deliver(reply.runId(), reply.clarifyId(), reply);
+    }
+
+    @Override
+    public void answerApproval(ApprovalReply reply) {
+        deliver(reply.runId(), reply.inputId(), reply);
+    }
+
+    @Override
+    public void submitToolResult(ToolResult result) {
+        deliver(result.runId(), result.executionId(), result);
+    }
+
+    @Override
+    public void inputExpired(String runId, String inputId) {
+        Player player = players.get(runId);
+        if (player != null) {
+            player.inbox.add(new Expired(inputId));
+        }
+    }
+
+    @Override
+    public void threadDeleted(String conversationKey) {
+        forgotten.add(conversationKey);
+    }
+
+    private void deliver(String runId, String key, Object answer) {
+        faults.slowAnswer();
+        if (faults.answerRefused()) {
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "simulated: the runtime did not take it");
+        }
+        Player player = players.get(runId);
+        if (player == null) {
+            throw new ChatException(ErrorCode.NOT_FOUND, "no such run in the runtime: " + runId);
+        }
+        deliveries.computeIfAbsent(runId + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+        player.inbox.add(answer);
+    }
+
+    /** Thrown inside a script when its run was cancelled. */
+    private static final class Cancelled extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Cancelled() {
+            super("cancelled", null, false, false);
+        }
+    }
+
+    private record Expired(String inputId) {
+    }
+
+    /** One run's script, on its own thread. */
+    private final class Player {
+        private final RunRequest request;
+        private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
+        private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+        private volatile boolean cancelled;
+
+        Player(RunRequest request, StreamPublisher.Emitter<AgentStreamEvent> emitter) {
+            this.request = request;
+            this.emitter = emitter;
+        }
+
+        void cancel() {
+            cancelled = true;
+            inbox.add("cancel");
+        }
+
+        void emit(AgentStreamEvent event) {
+            if (cancelled || !emitter.emit(event)) {
+                throw new Cancelled();
+            }
+        }
+
+        void text(String words) {
+            for (String word : words.split("(?<= )")) {
+                emit(new AgentStreamEvent.TextDelta(request.assistantMessageId(), word));
+            }
+        }
+
+        void play(Script script) throws Exception {
+            String run = request.runId();
+            emit(new AgentStreamEvent.ThinkingDelta(run + ":thinking", "Let me see. "));
+            switch (script) {
+                case STREAM -> text("Here is a short answer for you.");
+                case TOOL -> callTool("x1", "lookup", "{\"q\":\"weather\"}");
+                case APPROVAL -> callTool("x1", "refund", "{\"order\":7}");
+                case CLIENT_TOOL -> callTool("c1", "pick_date", "{}");
+                case CLARIFY -> {
+                    Instant deadline = faults.deadline() ? Instant.ofEpochMilli(time.millis() + 400) : null;
+                    emit(new AgentStreamEvent.InputRequested(run + ":clarify", "ask-1",
+                            new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false), deadline, null));
+                    Object reply = await("ask-1");
+                    text(reply instanceof ClarifyReply answer ? "You chose " + answer.answer() + "." : "No answer.");
+                }
+                case ASK_APPROVAL -> {
+                    emit(new AgentStreamEvent.InputRequested(run + ":approval", "cmd-1", new ApprovalRequest("terminal",
+                            "{\"command\":\"rm -rf /tmp/x\"}", "recursive delete", List.of(ApprovalDecision.ALLOW_ONCE,
+                                    ApprovalDecision.DENY), false), null, null));
+                    Object reply = await("cmd-1");
+                    text(reply instanceof ApprovalReply decision ? "Decided: " + decision.decision() + "." : "Expired.");
+                }
+                case FAIL -> {
+                    text("Trying. ");
+                    emit(new AgentStreamEvent.RunFailed("MODEL_ERROR", "simulated failure"));
+                    return;
+                }
+                case THROW -> {
+                    text("Trying. ");
+                    throw new IllegalStateException("simulated: the stream broke");
+                }
+                case HANG -> {
+                    text("Working on it. ");
+                    while (!cancelled) {
+                        Object item = inbox.poll(60, TimeUnit.SECONDS);
+                        if (item == null) {
+                            return;
+                        }
+                    }
+                    throw new Cancelled();
+                }
+                case ABRUPT -> {
+                    text("Cut off");
+                    return;
+                }
+            }
+            emit(new AgentStreamEvent.Usage(5, 7, 12));
+            emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+        }
+
+        private void callTool(String executionId, String name, String arguments) throws InterruptedException {
+            emit(new AgentStreamEvent.ToolCallStart(request.runId() + ":tool:" + executionId, executionId, name,
+                    arguments));
+            emit(new AgentStreamEvent.ToolCallEnd(executionId));
+            Object result = await(executionId);
+            text(result instanceof ToolResult tool ? "The tool said " + tool.result() + ". " : "No result. ");
+        }
+
+        /** The answer, tool result or expiry for {@code key}; cancelled when the run is. */
+        private Object await(String key) throws InterruptedException {
+            while (true) {
+                if (cancelled) {
+                    throw new Cancelled();
+                }
+                Object item = inbox.poll(60, TimeUnit.SECONDS);
+                if (item == null) {
+                    throw new IllegalStateException("simulated: nothing arrived for " + key + " in a minute");
+                }
+                String itemKey = item instanceof ClarifyReply reply ? reply.clarifyId()
+                        : item instanceof ApprovalReply decision ? decision.inputId()
+                        : item instanceof ToolResult tool ? tool.executionId()
+                        : item instanceof Expired expired ? expired.inputId() : null;
+                if (key.equals(itemKey)) {
+                    return item;
+                }
+            }
+        }
+    }
+}

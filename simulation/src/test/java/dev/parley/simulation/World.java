@@ -1,0 +1,271 @@
+package dev.parley.simulation;
+
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.DoubleTexting;
+import dev.parley.chat.engine.EngineLimits;
+import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.HostActionApproval;
+import dev.parley.chat.engine.NewThread;
+import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.StartRun;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.testing.InProcessCoordinators;
+import dev.parley.chat.testing.InterceptedStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything one simulation runs and knows: the engines (one per instance), the store they share, the
+ * runtime, virtual time, the faults, and what the operations created — threads, runs, messages,
+ * subscriptions — for the operations to refer to and the checks to verify. Thread-safe: the operations of a
+ * step run on several callers at once.
+ */
+final class World implements AutoCloseable {
+    static final List<String> OWNERS = List.of("alice", "bob", "carol");
+    static final HostToolSpec CLIENT_TOOL = new HostToolSpec("pick_date", "Picks a date in the page", "{}");
+
+    /** A thread the simulation created, as it was when created (a reopened id is another incarnation). */
+    record ThreadRef(String id, String owner, Instant createdAt) {
+    }
+
+    /** A run the simulation started: {@code sent} for a new message (not an edit or a regeneration). */
+    record RunRef(String runId, String threadId, String owner, @Nullable String userMessageId,
+            String assistantMessageId, boolean sent) {
+    }
+
+    record Subscription(String runId, String owner, long after, Subscriber subscriber) {
+    }
+
+    final Simulation.Settings settings;
+    final VirtualTime time;
+    final Faults faults;
+    final SimRuntime runtime;
+    final Stores.Database database;
+    /** The store as the checks read it: no faults. */
+    final ChatStore store;
+    private final @Nullable InProcessCoordinators hub;
+    private final AtomicReferenceArray<ChatEngine> engines;
+    private final AtomicReferenceArray<String> instanceIds;
+    /** Per instance, whether its current incarnation is dead (a killed process never comes back). */
+    private final java.util.concurrent.atomic.AtomicBoolean[] dead;
+    private final AtomicInteger incarnations = new AtomicInteger();
+
+    final List<ThreadRef> threads = new CopyOnWriteArrayList<>();
+    /** Threads deleted (or erased) by a call that returned, with the runs and messages they held then. */
+    final List<ThreadRef> deleted = new CopyOnWriteArrayList<>();
+    final List<RunRef> runs = new CopyOnWriteArrayList<>();
+    final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
+    /** Every run and message id a write stored, with its thread. */
+    final Map<String, String> storedRuns = new ConcurrentHashMap<>();
+    final Map<String, String> storedMessages = new ConcurrentHashMap<>();
+    /** Host-action handler runs per "runId/executionId". */
+    final Map<String, AtomicInteger> handlerRuns = new ConcurrentHashMap<>();
+    final List<String> violations = new CopyOnWriteArrayList<>();
+
+    World(Simulation.Settings settings, Stores.Database database) {
+        this.settings = settings;
+        this.time = new VirtualTime(Instant.parse("2026-01-01T00:00:00Z"));
+        this.faults = new Faults(settings.seed(), settings.faultRate());
+        this.runtime = new SimRuntime(time, faults);
+        this.database = database;
+        this.store = database.open();
+        this.hub = settings.instances() > 1 ? new InProcessCoordinators() : null;
+        this.engines = new AtomicReferenceArray<>(settings.instances());
+        this.instanceIds = new AtomicReferenceArray<>(settings.instances());
+        this.dead = new java.util.concurrent.atomic.AtomicBoolean[settings.instances()];
+        for (int i = 0; i < settings.instances(); i++) {
+            start(i);
+        }
+    }
+
+    /** Records a broken promise; the simulation stops at the first. */
+    void violated(String invariant, String detail) {
+        violations.add(invariant + ": " + detail);
+    }
+
+    // ------------------------------------------------------------------ engines
+
+    /** The engine of an instance (dead instances answer as a dead host would: their store fails). */
+    ChatEngine engine(int instance) {
+        return engines.get(instance % engines.length());
+    }
+
+    int instances() {
+        return engines.length();
+    }
+
+    synchronized boolean isDead(int instance) {
+        return dead[instance % dead.length].get();
+    }
+
+    /** (Re)starts an instance: a new engine on the store, as a host restarting or a new instance joining. */
+    synchronized void start(int instance) {
+        String id = "i" + instance + "-" + incarnations.incrementAndGet();
+        java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
+        ChatStore faulty = faultyStore(database.open(), killed);
+        ChatEngine.Builder builder = ChatEngine.builder().runtime(runtime).store(faulty)
+                .clock(time.clock()).scheduler(time.scheduler())
+                .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(300))
+                        .withClientToolTimeout(Duration.ofSeconds(2)))
+                .doubleTexting(DoubleTexting.values()[(int) Math.floorMod(settings.seed() + instance, 3L)])
+                .listener(listener())
+                .hostAction(new HostAction(new HostToolSpec("lookup", "Looks something up", "{}"), call -> {
+                    handlerRuns.computeIfAbsent(call.runId() + "/" + call.executionId(), k -> new AtomicInteger())
+                            .incrementAndGet();
+                    faults.inHostCode("host action lookup");
+                    return "found";
+                }))
+                .hostAction(new HostAction(new HostToolSpec("refund", "Refunds an order", "{}"), call -> {
+                    handlerRuns.computeIfAbsent(call.runId() + "/" + call.executionId(), k -> new AtomicInteger())
+                            .incrementAndGet();
+                    faults.inHostCode("host action refund");
+                    return "refunded";
+                }, HostActionApproval.always(call -> "Refunds order 7")));
+        if (hub != null) {
+            builder.coordinator(hub.join(id)).leaseTimeout(Duration.ofMillis(900))
+                    .controlTimeout(Duration.ofMillis(250));
+        }
+        engines.set(instance, builder.build());
+        instanceIds.set(instance, id);
+        dead[instance] = killed;
+    }
+
+    /** Closes an instance's engine and starts a new one on the same store. */
+    void restart(int instance) {
+        ChatEngine old = engines.get(instance);
+        old.close();
+        start(instance);
+    }
+
+    /** The instance dies: every store call fails, it hears nothing from the others; a restart revives it. */
+    synchronized void kill(int instance) {
+        if (hub == null || dead[instance].get()) {
+            return;
+        }
+        dead[instance].set(true);
+        hub.disconnect(instanceIds.get(instance));
+        ChatEngine dying = engines.get(instance);
+        Thread closer = new Thread(dying::close, "sim-dying-" + instance);
+        closer.setDaemon(true);
+        closer.start();
+    }
+
+    private ChatStore faultyStore(ChatStore real, java.util.concurrent.atomic.AtomicBoolean killed) {
+        return InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("close")) {
+                return null;
+            }
+            if (killed.get()) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "simulated: this instance is dead (" + method + ")");
+            }
+            faults.beforeStoreCall(method);
+            Object result = proceed.call();
+            if (method.equals("write")) {
+                StoreBatch batch = (StoreBatch) args[0];
+                batch.runs().forEach(run -> storedRuns.put(run.id(), run.threadId()));
+                batch.messages().forEach(message -> storedMessages.put(message.id(), message.threadId()));
+            }
+            faults.afterStoreCall(method);
+            return result;
+        });
+    }
+
+    private EngineListener listener() {
+        return new EngineListener() {
+            @Override
+            public void runStarted(Run run) {
+                faults.inHostCode("listener runStarted");
+            }
+
+            @Override
+            public void runFinished(Run run) {
+                faults.inHostCode("listener runFinished");
+            }
+
+            @Override
+            public void eventAppended(RunEvent event) {
+                faults.inHostCode("listener eventAppended");
+            }
+
+            @Override
+            public void subscriberOpened(String runId) {
+                faults.inHostCode("listener subscriberOpened");
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ what the operations refer to
+
+    @Nullable ThreadRef thread(int n) {
+        List<ThreadRef> known = threads;
+        return known.isEmpty() ? null : known.get(Math.floorMod(n, known.size()));
+    }
+
+    @Nullable RunRef run(int n) {
+        List<RunRef> known = runs;
+        return known.isEmpty() ? null : known.get(Math.floorMod(n, known.size()));
+    }
+
+    @Nullable Subscription subscription(int n) {
+        List<Subscription> known = subscriptions;
+        return known.isEmpty() ? null : known.get(Math.floorMod(n, known.size()));
+    }
+
+    String otherOwner(String owner) {
+        return OWNERS.get((OWNERS.indexOf(owner) + 1) % OWNERS.size());
+    }
+
+    void threadCreated(ChatThread thread) {
+        threads.add(new ThreadRef(thread.id(), thread.ownerId(), thread.createdAt()));
+    }
+
+    void runStarted(RunTicket ticket, String owner, boolean sent) {
+        runs.add(new RunRef(ticket.runId(), ticket.threadId(), owner, ticket.userMessageId(),
+                ticket.assistantMessageId(), sent));
+    }
+
+    static StartRun message(SimRuntime.Script script) {
+        StartRun request = StartRun.of(script.message());
+        return script == SimRuntime.Script.CLIENT_TOOL ? request.withClientTools(List.of(CLIENT_TOOL)) : request;
+    }
+
+    /** Creates a thread for the caller, through instance 0 (setup and wind-down use it). */
+    ChatThread newThread(String owner) {
+        ChatThread thread = engine(0).createThread(owner, NewThread.empty());
+        threadCreated(thread);
+        return thread;
+    }
+
+    @Override
+    public void close() {
+        faults.switchOff();
+        runtime.stopAll();
+        for (int i = 0; i < engines.length(); i++) {
+            try {
+                engines.get(i).close();
+            } catch (RuntimeException e) {
+                // the simulation is over
+            }
+        }
+        if (hub != null) {
+            hub.close();
+        }
+        database.close();
+    }
+}
