@@ -3,8 +3,9 @@
 Mirrors upstream ``run_agent.py``, ``agent/turn_context.py`` (messages = history + the new user message; the
 instance keeps no transcript), ``agent/tool_executor.py`` (tool_start/tool_complete callbacks with the full
 result), ``tools/todo_tool.py`` (the result always holds the whole list) and ``tools/clarify_tool.py``
-(``clarify_callback(question, choices[, multi_select])`` on the run thread, no timeout) as documented in
-``shared/protocols/hermes-agent-embedding.md``. The model is a script (``SCRIPTS``); see README.md.
+(``clarify_callback(question, choices[, multi_select])`` on the run thread, no timeout), as the Bridge's
+README describes under "How it maps Hermes onto the protocol". The model is a script (``SCRIPTS``); see
+README.md.
 """
 
 import inspect
