@@ -1,8 +1,8 @@
 """The parts of Hermes Agent the Bridge uses, in one place, tolerant of the differences between versions.
 
 Written against Hermes Agent v0.19 (``run_agent.AIAgent``, ``tools/approval.py``, ``tools/registry.py``,
-``tools/terminal_tool.py``, ``gateway/session_context.py``) and checked against newer sources. Nothing else
-in the Bridge imports Hermes.
+``tools/terminal_tool.py``, ``gateway/session_context.py``) and checked against newer sources; the README's
+"How it maps Hermes onto the protocol" says what it relies on. Nothing else in the Bridge imports Hermes.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
 /**
- * Section 5, a naive peer on the same workloads: {@link NaivePeer} (seed 000's SseEventBus, an INSERT per
+ * Section 5, a naive peer on the same workloads: {@link NaivePeer} (an SSE event bus, an INSERT per
  * event in auto-commit, a thread per subscriber) against Parley on SQLite: (a) one run streaming as fast as
  * it can to one subscriber, (b) section 3's latency workload.
  */
@@ -30,7 +30,7 @@ final class NaiveBench {
 
     void run() throws Exception {
         int n = env.options.naiveEvents;
-        System.out.println("== 5. Naive peer (seed 000's pattern) vs Parley, both on SQLite");
+        System.out.println("== 5. Naive peer (an INSERT per event, a thread per subscriber) vs Parley, both on SQLite");
         Stats naive = new Stats();
         Stats parley = new Stats();
         try (BridgeSimulator simulator = Env.simulator(0, 20L * n)) {

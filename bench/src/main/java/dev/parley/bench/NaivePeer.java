@@ -30,7 +30,7 @@ import okhttp3.sse.EventSourceListener;
 import okhttp3.sse.EventSources;
 
 /**
- * The naive peer: seed 000's pattern, written the straightforward way, for comparison on the same workload.
+ * The naive peer: an agent chat backend written the straightforward way, for comparison on the same workload.
  * <ul>
  *   <li>a run is a task on an executor that calls the Bridge and, for every frame, calls the sink: the sink
  *       parses the frame, builds the event, {@code INSERT}s it in auto-commit (one commit per event) and

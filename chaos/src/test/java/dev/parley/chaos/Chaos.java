@@ -11,8 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The suite's setting and its figures. {@code -Dparley.chaos=long} selects the release check (the issue's
- * full counts), anything else the short CI setting. {@code -Dparley.chaos.seed=N} replays a seed; without
+ * The suite's setting and its figures. {@code -Dparley.chaos=long} selects the release check (the full
+ * counts), anything else the short CI setting. {@code -Dparley.chaos.seed=N} replays a seed; without
  * it each test uses its fixed seed in the CI setting and a fresh one in the long setting. Every test ends
  * with one line {@code CHAOS test=… setting=… seed=… key=value …} on its output and in
  * {@code chaos/target/chaos-figures.txt}.

@@ -1,4 +1,4 @@
-// Parley's browser client: a plain ES module, no build step. Seed 004's front-end orchestration for any
+// Parley's browser client: a plain ES module, no build step. The front-end orchestration for any
 // page: sessions, send, a live stream that reconnects from the last seen event, the reducer, answers to
 // pending inputs (clarify questions, approvals), tools that run in the page, stop, regenerate and feedback;
 // sends that are safe to retry (a client message id each), edits and branches, search and export.

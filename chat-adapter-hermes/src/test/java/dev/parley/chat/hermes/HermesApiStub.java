@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * Hermes Agent's API server as {@code shared/protocols/hermes-api-server.md} describes it, per line, over
+ * Hermes Agent's API server as each release line behaves (docs/hermes-bridge-protocol.md, Part 2), over
  * real loopback HTTP ({@link RawServer}). It plays a fixture stream ({@code api-server/<line>/<name>}) for
  * each run and behaves as the server does around it:
  * <ul>

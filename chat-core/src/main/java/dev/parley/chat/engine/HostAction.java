@@ -4,7 +4,7 @@ import dev.parley.chat.runtime.HostToolSpec;
 import java.util.Objects;
 
 /**
- * A tool the host offers the agent (seed 004's {@code useAgentAction}): what it is, what runs it, and
+ * A tool the host offers the agent (an agent action): what it is, what runs it, and
  * whether a person approves a call first.
  */
 public record HostAction(HostToolSpec spec, HostActionHandler handler, HostActionApproval approval) {

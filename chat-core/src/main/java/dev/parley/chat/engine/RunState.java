@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * A run as it stands now: its record, the seq of its newest event (a subscriber's cursor to start from)
- * and what waits for the person (seed 000's {@code /state}, for a page that reloads).
+ * and what waits for the person: what a page that reloads needs to show the run again.
  *
  * @param pendingClarifies the clarify questions waiting for an answer, as messages (the older view; every
  *     one is also in {@code pendingInputs})

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param modelId the model for this run, null for the thread's choice
  * @param skill the skill for this run, null for the thread's choice
  * @param maxIterations the runtime's iteration budget, null for its default; positive
- * @param context free-form context for the runtime (seed 004's {@code addContext}); JSON-compatible values
+ * @param context free-form context for the runtime (what the page shows, say); JSON-compatible values
  * @param clientTools tools the person's browser runs for this run (AG-UI's frontend tools): offered to the
  *     runtime with the host actions; a call of one waits, as a pending input, for the page's result
  * @param clientMessageId the sending client's id for this message, an idempotency key (1 to 200 characters):

@@ -1,7 +1,7 @@
 package dev.parley.chat.engine;
 
 /**
- * Where an assistant message stands among the answers to the same user message (seed 004's variants):
+ * Where an assistant message stands among the answers to the same user message (regenerated variants):
  * {@code index} counts from 0 in the order they were created, {@code count} is how many there are.
  */
 public record VariantPosition(int index, int count) {

@@ -13,8 +13,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One thing a runtime did during a run. Seed 004's shape — {@code {threadId, runId, messages,
- * guardrailsFailureReason}} — is {@link MessagesSnapshot}; the other kinds are cheap deltas (a streamed
+ * One thing a runtime did during a run. Whole messages — {@code {threadId, runId, messages,
+ * guardrailsFailureReason}} — are a {@link MessagesSnapshot}; the other kinds are cheap deltas (a streamed
  * token is one small event, never the whole message again) and the run's lifecycle.
  *
  * <p>How events turn into messages is defined once, by {@link dev.parley.chat.reduce.RunReducer}; the
@@ -96,7 +96,7 @@ public sealed interface AgentStreamEvent {
     }
 
     /**
-     * Seed 004's event: whole messages to insert or replace (by id), and optionally why the runtime's
+     * Whole messages to insert or replace (by id), and optionally why the runtime's
      * guardrails refused. {@code threadId} and {@code runId} may be null when the runtime does not know
      * them; the run's own ids apply.
      */

@@ -1,5 +1,5 @@
 /**
- * The unified message model (seed 004's messages, seed 000's chat records): threads, runs and the
+ * The unified message model, the same whatever the runtime: threads, runs and the
  * sealed {@link dev.parley.chat.model.Message} family. Everything here is an immutable value, safe to
  * share between threads.
  *

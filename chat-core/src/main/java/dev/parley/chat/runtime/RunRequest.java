@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxIterations the iteration budget, null for the adapter's default
  * @param hostTools tools the runtime may call whose results the host side supplies: host actions, and tools
  *     the person's browser runs (see {@link Capability#HOST_TOOLS})
- * @param context free-form context from the host (seed 004's {@code addContext}); JSON-compatible values
+ * @param context free-form context from the host (what the page shows, say); JSON-compatible values
  * @param history the conversation before {@code userMessage}, read from the store only if asked for
  * @param conversationKey a key for the conversation that is never reused, even where a thread id is (a client
  *     may choose a thread's id, as AG-UI's {@code threadId}, and open it again after the thread was deleted):

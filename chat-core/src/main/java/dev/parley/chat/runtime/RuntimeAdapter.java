@@ -10,7 +10,7 @@ import java.util.concurrent.Flow;
 /**
  * Drives one agent runtime. The transport is the adapter's business — SSE, WebSocket, chunked HTTP, an
  * in-process library: whatever it is, it comes out as a {@link Flow.Publisher} of
- * {@link AgentStreamEvent}s (seed 004's "protocol-agnostic" runtime adapter).
+ * {@link AgentStreamEvent}s, so that nothing above the adapter knows the runtime's protocol.
  *
  * <h2>Stream contract</h2>
  * <ul>

@@ -15,11 +15,13 @@ public final class NodeTests {
     }
 
     /**
-     * Runs {@code script} (relative to the module directory) and fails unless every Node test passed.
+     * Runs {@code script} (relative to the module directory) and fails unless every Node test passed; skips the
+     * calling test where the build found no Node.js ({@link BuildTools}).
      *
      * @param env extra environment variables for the script
      */
     public static void assertPasses(String script, Map<String, String> env) throws IOException, InterruptedException {
+        BuildTools.assumePresent("node");
         ProcessBuilder builder = new ProcessBuilder(List.of("node", "--test", "--test-reporter=spec", script))
                 .directory(new File("."))
                 .redirectErrorStream(true);

@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.testing.BuildTools;
 import dev.parley.chat.testing.NodeTests;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -22,6 +23,7 @@ class AgUiClientsNodeTest {
     @ParameterizedTest
     @ValueSource(strings = {"agui-client-1", "agui-client-0059"})
     void theOfficialClientRunsEveryScenario(String client) throws Exception {
+        BuildTools.assumePresent("npm");
         NodeTests.assertPasses("src/test/agui/agui.test.mjs", Map.of(
                 "AGUI_CLIENT", client,
                 "PARLEY_AGUI_URL", "http://localhost:" + port + "/api/chat/agui",

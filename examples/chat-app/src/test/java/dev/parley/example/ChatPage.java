@@ -1,11 +1,13 @@
 package dev.parley.example;
 
+import dev.parley.chat.testing.BuildTools;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
@@ -29,8 +31,6 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * re-renders. Screenshots go to {@code target/screenshots/}. Not thread-safe: one test class drives it.
  */
 final class ChatPage implements AutoCloseable {
-    private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
     private static final Path SCREENSHOTS = Paths.get("target/screenshots");
 
     private final ChromeDriver driver;
@@ -42,14 +42,20 @@ final class ChatPage implements AutoCloseable {
         wait.pollingEvery(Duration.ofMillis(50)).ignoring(StaleElementReferenceException.class);
     }
 
-    /** Starts the browser, or skips the calling test where the machine has none. */
+    /**
+     * Starts the browser ({@code chromium} and {@code chromedriver} on PATH), or skips the calling test where the
+     * machine has none.
+     */
     static ChatPage start() throws IOException {
-        Assumptions.assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "SKIPPED: no browser here. The chat page tests need Debian's chromium and chromium-driver "
-                        + "(/usr/bin/chromium, /usr/bin/chromedriver); .ci/run installs them with apt-get.");
+        BuildTools.assumePresent("browser");
+        Optional<Path> chromium = BuildTools.onPath("chromium");
+        Optional<Path> chromedriver = BuildTools.onPath("chromedriver");
+        Assumptions.assumeTrue(chromium.isPresent() && chromedriver.isPresent(),
+                "SKIPPED: no browser here. The chat page tests need chromium and chromedriver on PATH "
+                        + "(Debian: apt-get install chromium chromium-driver).");
         Files.createDirectories(SCREENSHOTS);
         ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toString());
+        options.setBinary(chromium.get().toString());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--window-size=1400,1000",
@@ -58,7 +64,7 @@ final class ChatPage implements AutoCloseable {
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability("goog:loggingPrefs", logs);
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile()).usingAnyFreePort().build();
+                .usingDriverExecutable(chromedriver.get().toFile()).usingAnyFreePort().build();
         return new ChatPage(new ChromeDriver(service, options));
     }
 

@@ -27,7 +27,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The example app as a new user runs it against Hermes Agent 0.19's own API server
  * ({@code --parley.hermes.transport=API_SERVER}): the page, the starter, the engine and the SQLite store
  * over real HTTP, and {@link HermesApiStub} (chat-adapter-hermes' stand-in, which sends and accepts what
- * {@code shared/protocols/hermes-api-server.md} records for 0.19) in place of Hermes. 0.19 loads nothing
+ * Hermes 0.19's server does, docs/hermes-bridge-protocol.md Part 2) in place of Hermes. 0.19 loads nothing
  * from {@code session_id}, so memory across turns rests on the conversation Parley sends with each turn.
  */
 @SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

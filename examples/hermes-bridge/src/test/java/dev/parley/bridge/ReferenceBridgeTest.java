@@ -27,6 +27,7 @@ import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.ConversationHistory;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.BuildTools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +55,11 @@ class ReferenceBridgeTest {
     private CuttableProxy proxy;
     private HermesRuntimeAdapter adapter;
     private int runs;
+
+    @BeforeAll
+    static void needsPython() {
+        BuildTools.assumePresent("python");
+    }
 
     @BeforeEach
     void start() throws Exception {

@@ -37,7 +37,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Parley's REST + SSE endpoints (seed 000, section 4.2), under {@code parley.web.base-path}: sessions (with
+ * Parley's REST + SSE endpoints (the starter's README lists them), under {@code parley.web.base-path}: sessions (with
  * search and export), runs, streams and selectors ({@link RunInputsController} has what a waiting run asks,
  * {@link MessagesController} what is done to one message). Bodies are
  * JSON written by Parley's codec, and must be declared JSON ({@code 415} otherwise, see {@link JsonBodies});
