@@ -126,6 +126,7 @@ final class RowByRowWrite {
         batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
         batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
         batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
+        batch.resumePoints().forEach(point -> rows.add(row(batch).resumePoint(point).build()));
         return rows;
     }
 
@@ -149,6 +150,9 @@ final class RowByRowWrite {
         }
         if (!row.threadTouches().isEmpty()) {
             return "the thread's activity";
+        }
+        if (!row.resumePoints().isEmpty()) {
+            return "its resume point";
         }
         return "its lease or seq reservation";
     }
