@@ -17,6 +17,9 @@ public interface SchemaDao {
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
         "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions");
 
+    /** The table version 8 added (runs' resume points). */
+    String RESUME_POINTS = "parley_resume_points";
+
     /** The interface to attach on a database. */
     static Class<? extends SchemaDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -83,6 +86,12 @@ public interface SchemaDao {
         }
         if (db.read("probing the schema version", dao -> dao.schema().foreignKeyCount("parley_run_events")) == 0) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the foreign keys of version 7 are missing)");
+        }
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeTable(RESUME_POINTS));
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the table " + RESUME_POINTS
+                    + " of version 8 is missing)", e);
         }
     }
 
