@@ -19,12 +19,13 @@ import org.slf4j.LoggerFactory;
  * Takes over the runs a previous process (or, with other instances, a dead instance) left active in the
  * store. Where the runtime can re-attach, a run is followed again from its stored resume point — the place
  * in the runtime's stream its stored events reach ({@link ResumeTracker}), so that its log goes on without a
- * gap or a repeat — whether it streamed or waited for an answer (one waiting without a stored point, from
- * its input's resume token). A run that cannot be followed — the runtime cannot re-attach, no point was
- * stored, a tool the host side answers was running, or it waits only for inputs the engine asked — is
- * stopped in the runtime, then ends INTERRUPTED, so that the runtime does not finish a turn Parley shows
- * cut off. QUEUED runs are queued again. A run whose reads fail is tried again shortly, so that no run
- * stays active in the store for good. Thread-safe.
+ * gap or a repeat — whether it streamed or waited for an answer the runtime asked (one waiting without a
+ * stored point, from its input's resume token). A run that cannot be followed is stopped in the runtime,
+ * then ends INTERRUPTED, so that the runtime does not finish a turn Parley shows cut off: the runtime cannot
+ * re-attach, no point was stored, a tool the host side answers was running, it waits only for inputs the
+ * engine asked (their continuation died with the process), or it waited and its answer was accepted but
+ * never logged (whether it reached the runtime is unknown). QUEUED runs are queued again. A run whose reads
+ * fail is tried again shortly, so that no run stays active in the store for good. Thread-safe.
  */
 final class RunRecovery {
     private static final Logger log = LoggerFactory.getLogger(RunRecovery.class);
