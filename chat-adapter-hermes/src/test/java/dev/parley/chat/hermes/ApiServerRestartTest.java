@@ -14,6 +14,7 @@ import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.testing.FailingStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -43,6 +44,8 @@ class ApiServerRestartTest extends ApiServerTestSupport {
         String thread = engine.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("look at the files"));
         StubRun remote = streamingRun(hermes);
+        await(() -> store.findResumePoint(ticket.runId()), Optional::isPresent,
+                "the server's answer to the start, with the run's id (before it, the run has no name to stop it by)");
 
         engine.close();
 
