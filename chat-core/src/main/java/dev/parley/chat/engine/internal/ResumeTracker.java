@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
  * than the store holds, nor less. Not thread-safe: every call is made holding the run's monitor.
  */
 final class ResumeTracker {
-    /** A point, and the seq up to which the log must be stored for it to hold. */
-    private record Reached(long seq, StoreBatch.ResumePoint point) {
+    /** A point (token and skip), and the seq up to which the log must be stored for it to hold. */
+    private record Reached(long seq, String token, long skip) {
     }
 
     private final String runId;
@@ -80,10 +80,13 @@ final class ResumeTracker {
 
     private void reach(long seq) {
         Reached last = reached.peekLast();
+        if (!reattachable && token.equals(last != null ? last.token() : handed != null ? handed.token() : null)) {
+            return;
+        }
         if (last != null && last.seq() == seq) {
             reached.pollLast();
         }
-        reached.addLast(new Reached(seq, new StoreBatch.ResumePoint(runId, token, covered)));
+        reached.addLast(new Reached(seq, token, covered));
     }
 
     /** True once the stream reported where it stands: the run can be followed, or stopped, by another host. */
@@ -106,18 +109,11 @@ final class ResumeTracker {
         while (!reached.isEmpty() && reached.peekFirst().seq() <= handedUpTo) {
             newest = reached.pollFirst();
         }
-        if (newest == null || newest.point().equals(handed)) {
+        if (newest == null || handed != null && newest.token().equals(handed.token()) && (!reattachable
+                || newest.skip() == handed.skip())) {
             return;
         }
-        if (!reattachable && handed != null && newest.point().token().equals(handed.token())) {
-            return;
-        }
-        batch.resumePoint(newest.point());
-        handed = newest.point();
-    }
-
-    /** True while a point waits for a batch. */
-    boolean hasPointToHand() {
-        return !reached.isEmpty();
+        handed = new StoreBatch.ResumePoint(runId, newest.token(), newest.skip());
+        batch.resumePoint(handed);
     }
 }
