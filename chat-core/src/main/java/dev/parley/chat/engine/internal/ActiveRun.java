@@ -86,6 +86,8 @@ public final class ActiveRun {
     private volatile boolean finished;
     private volatile boolean detached;
     private volatile boolean abandoned;
+    /** The run's thread was deleted: nothing of it is stored any more, its end is shown as it is. */
+    private volatile boolean threadDeleted;
     /** The run continues a runtime session, or reported a new one: its answer is then the session's head. */
     private volatile boolean continuesSession;
 
@@ -536,11 +538,7 @@ public final class ActiveRun {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
         inputs.close();
-        try {
-            StoreRetry.run(() -> ctx.store.cancelPendingInputs(runId, ctx.now()));
-        } catch (RuntimeException e) {
-            log.warn("Run {}: closing its pending inputs failed", runId, e);
-        }
+        closePendingInputs(0);
         long last;
         Run done;
         synchronized (this) {
@@ -566,6 +564,25 @@ public final class ActiveRun {
             cancelQuietly(stream);
         }
         ctx.listener.runFinished(done);
+    }
+
+    /** Closes the inputs the ended run left pending, tried again later while the store refuses. */
+    private void closePendingInputs(int failures) {
+        try {
+            StoreRetry.run(() -> ctx.store.cancelPendingInputs(runId, ctx.now()));
+        } catch (RuntimeException e) {
+            if (threadDeleted || failures >= 30) {
+                log.error("Run {}: closing its pending inputs failed; giving up", runId, e);
+                return;
+            }
+            log.warn("Run {}: closing its pending inputs failed; trying again shortly", runId, e);
+            try {
+                ctx.timers.schedule(() -> closePendingInputs(failures + 1), Math.min(30, 1L << failures),
+                        TimeUnit.SECONDS);
+            } catch (RuntimeException closing) {
+                log.warn("Run {}: its pending inputs stay open until the next engine ends them", runId);
+            }
+        }
     }
 
     private void cancelQuietly(Flow.Subscription stream) {
@@ -654,6 +671,7 @@ public final class ActiveRun {
      */
     void abandon() {
         abandoned = true;
+        runLog.abandon();
         detach();
         int dropped;
         synchronized (this) {
@@ -668,6 +686,7 @@ public final class ActiveRun {
      * thread: the writer must not wait for the run's end) and leaves memory.
      */
     void threadGone() {
+        threadDeleted = true;
         abandon();
         Runnable ending = () -> withMdc(() -> {
             end(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "the thread was deleted"));
@@ -784,7 +803,7 @@ public final class ActiveRun {
             if (endVisible) {
                 return true;
             }
-            if (ending == null || !(endStored || abandoned)) {
+            if (ending == null || !(endStored || threadDeleted)) {
                 return false;
             }
             endVisible = true;

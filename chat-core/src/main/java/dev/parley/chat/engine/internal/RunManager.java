@@ -459,11 +459,14 @@ public final class RunManager implements RunHost {
      * @param active the run while it is held here, null when it is not
      */
     void takeBackAnswer(String runId, String inputId, @Nullable ActiveRun active) {
-        ctx.store.reopenInput(runId, inputId);
-        boolean ended = active != null ? active.hasEnded()
-                : ctx.store.findRun(runId).map(r -> r.status().isTerminal()).orElse(true);
-        if (ended) {
-            ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now());
+        try {
+            StoreRetry.run(() -> ctx.store.reopenInput(runId, inputId));
+        } finally {
+            boolean ended = active != null ? active.hasEnded()
+                    : StoreRetry.call(() -> ctx.store.findRun(runId)).map(r -> r.status().isTerminal()).orElse(true);
+            if (ended) {
+                StoreRetry.call(() -> ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now()));
+            }
         }
     }
 
