@@ -88,7 +88,8 @@ final class Checks {
         checks++;
         world.runtime.deliveries().forEach((input, count) -> {
             if (count.get() > 1) {
-                violated("an answer reaches the runtime at most once", input + " reached it " + count.get() + " times");
+                violated("an answer reaches the runtime at most once", input + " reached it " + count.get() + " times"
+                        + world.runtime.duplicateOf(input));
             }
         });
     }

@@ -71,6 +71,9 @@ public final class ActiveRun {
     private @Nullable Run ending;
     private long endingSeq;
     private boolean endVisible;
+    private boolean inputsClosedAfterEnd;
+    /** The run's own end flush is under way: it closes the inputs itself once the end is stored. */
+    private boolean flushingEnd;
     private long syncSeq;
     private @Nullable ScheduledFuture<?> cancelTimer;
     /** Counted down once the run no longer holds its thread ({@link #threadFreed}). */
@@ -534,11 +537,22 @@ public final class ActiveRun {
                 cancelTimer.cancel(false);
             }
         }
+        synchronized (this) {
+            flushingEnd = true;
+        }
         if (!ctx.writer.flushRun(this)) {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
+        boolean closeInputsNow;
+        synchronized (this) {
+            flushingEnd = false;
+            closeInputsNow = endStored && !inputsClosedAfterEnd;
+            inputsClosedAfterEnd |= closeInputsNow;
+        }
+        if (closeInputsNow) {
+            closePendingInputs(0);
+        }
         inputs.close();
-        closePendingInputs(0);
         long last;
         Run done;
         synchronized (this) {
@@ -785,6 +799,27 @@ public final class ActiveRun {
         if (endStored) {
             leaveMemoryOnceEndedAndStored(true, false);
             showEndOnceStored();
+            closeInputsOnceEndStored();
+        }
+    }
+
+    /**
+     * Once the end is stored, the inputs still pending are closed (CANCELLED): not before, so that an answer
+     * taken back (reopened) by another instance that saw the run still going cannot stay pending on the ended
+     * run — from now on that instance sees the run ended, and closes what it takes back itself.
+     */
+    private void closeInputsOnceEndStored() {
+        synchronized (this) {
+            if (inputsClosedAfterEnd || flushingEnd) {
+                return;
+            }
+            inputsClosedAfterEnd = true;
+        }
+        Runnable close = () -> closePendingInputs(0);
+        try {
+            ctx.work.execute(close);
+        } catch (RuntimeException e) {
+            ctx.timers.execute(close);
         }
     }
 
