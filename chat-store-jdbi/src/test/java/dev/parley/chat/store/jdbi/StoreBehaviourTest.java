@@ -115,7 +115,7 @@ abstract class StoreBehaviourTest {
                     + spy.count("PreparedStatement.executeQuery")).isEqualTo(eventArrays ? 2 : 1);
             assertThat(spy.count("Connection.commit")).isEqualTo(1);
             assertThat(store.readEvents("r2", 0, 1000)).hasSize(250);
-            assertThat(store.listStepMessages(List.of("r1", "r2"))).hasSize(40);
+            assertThat(store.listNewestStepMessages(List.of("r1", "r2"), 100)).hasSize(40);
         }
     }
 
@@ -261,7 +261,7 @@ abstract class StoreBehaviourTest {
         assertThat(store.findThread("t").orElseThrow().runtimeSessionId()).isEqualTo("sess-r1");
         assertThat(store.findRun("r1")).isPresent();
         assertThat(store.readEvents("r1", 0, 1000)).hasSize(250);
-        assertThat(store.listStepMessages(List.of("r1"))).hasSize(20);
+        assertThat(store.listStepMessagesAfter("r1", null, 1_000)).hasSize(20);
         PendingInput answered = store.findInput("r1", "c1").orElseThrow();
         assertThat(answered.state()).isEqualTo(InputState.ANSWERED);
         assertThat(answered.answer()).isEqualTo(new ClarifyAnswer(List.of("a")));
