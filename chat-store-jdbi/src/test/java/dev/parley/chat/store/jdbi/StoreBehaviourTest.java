@@ -119,6 +119,43 @@ abstract class StoreBehaviourTest {
         }
     }
 
+    /**
+     * The steps of a run of 5 000 are read bounded at the driver: each run's newest cost their limit in rows,
+     * a page after a cursor its page, a count one row per run.
+     */
+    @Test
+    void aLongRunsStepsCostTheRowsAskedFor() {
+        JdbcSpy spy = JdbcSpy.counting();
+        try (JdbiChatStore store = JdbiChatStore.builder(spy.wrap(database.dataSource())).build()) {
+            store.createThread(thread("t"));
+            for (int from = 0; from < 5_000; from += 1_000) {
+                StoreBatch.Builder batch = StoreBatch.builder();
+                for (int i = from; i < from + 1_000; i++) {
+                    batch.message(new ThinkingMessage("long-s" + i, "t", "long", "long-a", MessageStatus.COMPLETED, T0,
+                            "step " + i));
+                }
+                store.write(batch.build());
+            }
+            store.write(StoreBatch.builder().message(new AssistantMessage("long-a", "t", "long", null,
+                    MessageStatus.COMPLETED, T0, "done", null, null)).message(new ThinkingMessage("short-s", "t", "short",
+                    "short-a", MessageStatus.COMPLETED, T0, "one step")).build());
+
+            spy.reset();
+            assertThat(store.listNewestStepMessages(List.of("long", "short"), 10)).extracting(m -> m.id())
+                    .startsWith("long-s4990").endsWith("long-s4999", "short-s").hasSize(11);
+            assertThat(spy.count("ResultSet.row")).as("rows the driver handed over").isEqualTo(11);
+
+            spy.reset();
+            assertThat(store.listStepMessagesAfter("long", "long-s100", 50)).extracting(m -> m.id())
+                    .startsWith("long-s101").endsWith("long-s150").hasSize(50);
+            assertThat(spy.count("ResultSet.row")).isEqualTo(50);
+
+            spy.reset();
+            assertThat(store.countStepMessages(List.of("long", "short"))).isEqualTo(Map.of("long", 5_000, "short", 1));
+            assertThat(spy.count("ResultSet.row")).isEqualTo(2);
+        }
+    }
+
     @Test
     void aBacklogOfManyThousandEventsIsStoredInOrderInOneWrite() {
         try (JdbiChatStore store = database.store().build()) {
