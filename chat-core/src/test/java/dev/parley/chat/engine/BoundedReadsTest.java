@@ -247,6 +247,23 @@ class BoundedReadsTest extends EngineTestSupport {
     }
 
     @Test
+    void noBoundOnStepsShowsEveryStep() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.toolsAndTodos()),
+                b -> b.limits(EngineLimits.defaults().withMaxStepsPerAnswer(Integer.MAX_VALUE)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("tools"));
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        ThreadView view = engine.getThread(ALICE, threadId);
+
+        assertThat(view.messages()).filteredOn(m -> !m.kind().isTopLevel()).extracting(Message::id)
+                .containsExactlyElementsOf(store.listStepMessagesAfter(ticket.runId(), null, 100).stream()
+                        .map(Message::id).toList())
+                .isNotEmpty();
+        assertThat(view.omittedSteps()).isEmpty();
+    }
+
+    @Test
     void aViewOfARunGoingOnShowsTheNewestOfItsLiveSteps() {
         ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
             for (int i = 0; i < 100; i++) {

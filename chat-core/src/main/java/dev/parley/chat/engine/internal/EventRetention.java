@@ -110,7 +110,7 @@ public final class EventRetention {
         top.add(run.assistantMessageId());
         List<Message> messages = new ArrayList<>(ctx.store.findMessages(top));
         int shown = ctx.limits.maxStepsPerAnswer();
-        List<Message> steps = ctx.store.listNewestStepMessages(List.of(run.id()), shown + 1);
+        List<Message> steps = ctx.store.listNewestStepMessages(List.of(run.id()), ThreadViews.oneMore(shown));
         int omitted = 0;
         if (steps.size() > shown) {
             steps = steps.subList(steps.size() - shown, steps.size());

@@ -166,7 +166,7 @@ public final class ThreadViews {
         }
         Map<String, List<Message>> stored = new HashMap<>();
         for (Message step : storedRuns.isEmpty() ? List.<Message>of()
-                : ctx.store.listNewestStepMessages(storedRuns, shown + 1)) {
+                : ctx.store.listNewestStepMessages(storedRuns, oneMore(shown))) {
             stored.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
         }
         List<String> longer = new ArrayList<>();
@@ -195,6 +195,11 @@ public final class ThreadViews {
             }
         }
         return new Page(page, omitted);
+    }
+
+    /** {@code limit + 1}, to see whether there are more than {@code limit}; no bound stays no bound. */
+    static int oneMore(int limit) {
+        return limit == Integer.MAX_VALUE ? limit : limit + 1;
     }
 
     /** The last {@code limit} of these steps. */
