@@ -126,7 +126,7 @@ public interface ChatStore extends AutoCloseable {
 
     /**
      * How many step messages each of these runs has (to say how many a page of the newest leaves out); runs
-     * without steps, and unknown runs, are left out. Reads no message.
+     * without steps, and unknown runs, are left out. Returns counts only, no message.
      */
     Map<String, Integer> countStepMessages(Collection<String> runIds);
 

@@ -124,7 +124,10 @@ public interface MessageDao {
             + "WHERE c.id = :afterId AND c.run_id = :runId AND c.top_level = FALSE) "
             + "ORDER BY save_order LIMIT :limit";
 
-    /** How many steps each run has: a count over the run index, no body read. */
+    /**
+     * How many steps each run has: the run's range of the run index, each entry's row checked for
+     * {@code top_level}; it costs the run's length (of index entries, not of bodies handed over).
+     */
     String COUNT_STEPS = "SELECT run_id, COUNT(*) AS steps FROM parley_messages "
             + "WHERE run_id IN (<runIds>) AND top_level = FALSE GROUP BY run_id";
 
