@@ -26,6 +26,7 @@ const state = {
   thread: null,
   messages: [],
   variants: {},
+  omittedSteps: {}, // answer id -> how many of its oldest steps the view left out
   branches: {}, // user message id -> {index, count, siblingIds}: its place among the message and its edits
   olderCursor: null,
   searchHits: null, // the hits of the search box's query, or null to list every session
@@ -208,6 +209,7 @@ function newChat() {
   state.branches = {};
   state.editing = null;
   state.olderCursor = null;
+  state.omittedSteps = {};
   if (location.hash) history.replaceState(null, '', location.pathname);
   renderHeader();
   renderSessions();
@@ -238,6 +240,7 @@ function applyView(view) {
   state.variants = view.variants ?? {};
   state.branches = view.branches ?? {};
   state.olderCursor = view.olderCursor ?? null;
+  state.omittedSteps = view.omittedSteps ?? {};
   $('model').value = view.thread.modelId ?? '';
   $('skill').value = view.thread.skill ?? '';
   renderHeader();
@@ -357,6 +360,7 @@ $('load-older').addEventListener('click', attempt(async () => {
   state.variants = { ...page.variants, ...state.variants };
   state.branches = { ...page.branches, ...state.branches };
   state.olderCursor = page.olderCursor ?? null;
+  state.omittedSteps = { ...page.omittedSteps, ...state.omittedSteps };
   renderMessages();
 }));
 
@@ -543,6 +547,8 @@ function summaryLine(answer, steps) {
   if (todos) parts.push(`todos ${todos.items.filter((t) => t.status === 'COMPLETED').length}/${todos.items.length} done`);
   if (clarifies) parts.push(`${clarifies} question${clarifies > 1 ? 's' : ''}`);
   parts.push(...decided);
+  const omitted = state.omittedSteps[answer.id];
+  if (omitted) parts.push(`${omitted} earlier step${omitted > 1 ? 's' : ''} not shown`);
   return parts.join(' · ');
 }
 

@@ -109,8 +109,26 @@ public interface ChatStore extends AutoCloseable {
      */
     List<Message> listTopLevelMessages(String threadId, @Nullable String beforeMessageId, int limit);
 
-    /** The step messages (everything but user and assistant messages) of these runs, in first-save order. */
-    List<Message> listStepMessages(Collection<String> runIds);
+    /**
+     * The newest {@code limitPerRun} step messages (everything but user and assistant messages) of each of
+     * these runs, all in first-save order: a page's answers with their latest steps, however many steps a run
+     * has. Reads about {@code limitPerRun} steps per run, not the run's whole length; empty when
+     * {@code limitPerRun} is below 1. Unknown runs are left out.
+     */
+    List<Message> listNewestStepMessages(Collection<String> runIds, int limitPerRun);
+
+    /**
+     * The oldest {@code limit} step messages of a run that come after its step {@code afterStepId} in
+     * first-save order (from the run's first step when null): for reading every step of a run page by page,
+     * e.g. to export it. Empty if {@code afterStepId} is not a step of this run, or {@code limit} is below 1.
+     */
+    List<Message> listStepMessagesAfter(String runId, @Nullable String afterStepId, int limit);
+
+    /**
+     * How many step messages each of these runs has (to say how many a page of the newest leaves out); runs
+     * without steps, and unknown runs, are left out. Returns counts only, no message.
+     */
+    Map<String, Integer> countStepMessages(Collection<String> runIds);
 
     /**
      * For each parent message id, the ids of the assistant messages that answer it, in first-save order

@@ -51,6 +51,6 @@ abstract class AgentLoopFixture {
     }
 
     List<Message> steps(Run run) {
-        return store.listStepMessages(List.of(run.id()));
+        return store.listStepMessagesAfter(run.id(), null, 1_000);
     }
 }

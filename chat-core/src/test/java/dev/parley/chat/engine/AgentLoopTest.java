@@ -73,7 +73,7 @@ class AgentLoopTest {
     private List<Message> messagesOf(Run run) {
         List<Message> messages = new ArrayList<>();
         messages.add(store.findMessage(run.assistantMessageId()).orElseThrow());
-        messages.addAll(store.listStepMessages(List.of(run.id())));
+        messages.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
         return messages;
     }
 

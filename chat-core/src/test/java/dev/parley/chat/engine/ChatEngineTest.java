@@ -172,7 +172,7 @@ class ChatEngineTest extends EngineTestSupport {
         AssistantMessage answer = (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
         assertThat(answer.text()).isEqualTo("Partial answer");
         assertThat(answer.status()).isEqualTo(MessageStatus.CANCELLED);
-        assertThat(store.listStepMessages(List.of(run.id()))).allMatch(m -> m.status().isFinal());
+        assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).allMatch(m -> m.status().isFinal());
         assertThat(engine.cancel(ALICE, ticket.runId()).status()).as("cancelling again changes nothing")
                 .isEqualTo(RunStatus.CANCELLED);
 
@@ -243,7 +243,7 @@ class ChatEngineTest extends EngineTestSupport {
 
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("You chose Rome.");
-        ClarifyMessage stored = (ClarifyMessage) store.listStepMessages(List.of(run.id())).stream()
+        ClarifyMessage stored = (ClarifyMessage) store.listStepMessagesAfter(run.id(), null, 1_000).stream()
                 .filter(m -> m instanceof ClarifyMessage).findFirst().orElseThrow();
         assertThat(stored.answer()).containsExactly("Rome");
         assertThat(stored.status()).isEqualTo(MessageStatus.COMPLETED);
@@ -421,7 +421,7 @@ class ChatEngineTest extends EngineTestSupport {
         assertThat(runtime.toolResults()).hasSize(2).allMatch(r -> r.result().equals("order {\"id\":42} #1"));
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("order {\"id\":42} #1 / order {\"id\":42} #1");
-        List<Message> steps = store.listStepMessages(List.of(run.id()));
+        List<Message> steps = store.listStepMessagesAfter(run.id(), null, 1_000);
         assertThat(steps).filteredOn(m -> m instanceof ResultMessage).hasSize(1)
                 .allSatisfy(m -> assertThat(((ResultMessage) m).result()).isEqualTo("order {\"id\":42} #1"));
         assertThat(steps).filteredOn(m -> m instanceof ActionExecutionMessage)
@@ -441,7 +441,7 @@ class ChatEngineTest extends EngineTestSupport {
         assertThat(runtime.toolResults()).singleElement().satisfies(r -> assertThat(r.error()).isTrue());
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("The tool failed: host action explode failed: database offline");
-        assertThat(store.listStepMessages(List.of(run.id()))).filteredOn(m -> m instanceof ActionExecutionMessage)
+        assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).filteredOn(m -> m instanceof ActionExecutionMessage)
                 .allSatisfy(m -> assertThat(m.status()).isEqualTo(MessageStatus.FAILED));
     }
 

@@ -481,7 +481,7 @@ class EndToEndTest {
     }
 
     private <T extends Message> List<T> steps(Run run, Class<T> type) {
-        return store.listStepMessages(List.of(run.id())).stream().filter(type::isInstance).map(type::cast).toList();
+        return store.listStepMessagesAfter(run.id(), null, 1_000).stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     private static List<AgentStreamEvent> events(ChatEngine engine, String runId) {
