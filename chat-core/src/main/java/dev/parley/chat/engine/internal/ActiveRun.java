@@ -818,8 +818,8 @@ public final class ActiveRun {
         Runnable close = () -> closePendingInputs(0);
         try {
             ctx.work.execute(close);
-        } catch (RuntimeException e) {
-            ctx.timers.execute(close);
+        } catch (RuntimeException closing) {
+            close.run();
         }
     }
 
