@@ -428,13 +428,30 @@ public sealed interface AgentStreamEvent {
         }
     }
 
-    /** The run failed; {@code code} is an {@link dev.parley.chat.ErrorCode} name or the runtime's own code. */
-    record RunFailed(String code, String message) implements AgentStreamEvent {
+    /**
+     * The run failed.
+     *
+     * @param code why, as text: usually a {@link dev.parley.chat.RunErrorCode} name (every
+     *     {@link dev.parley.chat.ErrorCode} name is one), but a runtime's or adapter's own code may appear;
+     *     readers keep a default for codes they do not know
+     * @param retryAfterSeconds how long the model provider asked to wait before trying again (whole
+     *     seconds), null when it did not say; set with {@code RATE_LIMITED} where the model library reports
+     *     the provider's {@code Retry-After}
+     */
+    record RunFailed(String code, String message, @Nullable Long retryAfterSeconds) implements AgentStreamEvent {
         public static final String TYPE = "run_failed";
 
         public RunFailed {
             Objects.requireNonNull(code, "code");
             Objects.requireNonNull(message, "message");
+            if (retryAfterSeconds != null && retryAfterSeconds < 0) {
+                throw new IllegalArgumentException("retryAfterSeconds must not be negative, got " + retryAfterSeconds);
+            }
+        }
+
+        /** A failure without a retry hint. */
+        public RunFailed(String code, String message) {
+            this(code, message, null);
         }
 
         @Override

@@ -320,7 +320,7 @@ public final class RunReducer {
     }
 
     private void onFailed(AgentStreamEvent.RunFailed failed, Instant at) {
-        error = new ErrorInfo(failed.code(), failed.message());
+        error = new ErrorInfo(failed.code(), failed.message(), failed.retryAfterSeconds());
         MessageSlot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
         if (answer != null && answer.base instanceof AssistantMessage) {
             answer.base = MessageCopies.withError((AssistantMessage) answer.base, error);

@@ -1,5 +1,6 @@
 package dev.parley.chat.agent.internal;
 
+import dev.parley.chat.RunErrorCode;
 import dev.parley.chat.agent.ModelCall;
 import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.agent.ModelFailure;
@@ -84,7 +85,7 @@ public final class AgentRun {
             loop();
         } catch (RuntimeException e) {
             log.warn("Run {}: the agent loop failed", request.runId(), e);
-            out.emit(new AgentStreamEvent.RunFailed("RUNTIME_FAILED", message(e)));
+            out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_FAILED.name(), message(e)));
         } finally {
             out.complete();
         }
@@ -121,7 +122,7 @@ public final class AgentRun {
             }
             ModelResponse response = outcome.response;
             if (response.finishReason() == null || response.finishReason().isBlank()) {
-                out.emit(new AgentStreamEvent.RunFailed(ModelFailure.Kind.UNREACHABLE.code(),
+                out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_UNAVAILABLE.name(),
                         "The model's answer broke off: its stream ended without a finish reason"));
                 return;
             }
@@ -346,9 +347,9 @@ public final class AgentRun {
 
     private static AgentStreamEvent failure(Throwable error) {
         if (error instanceof ModelFailure failure) {
-            return new AgentStreamEvent.RunFailed(failure.kind().code(), message(failure));
+            return new AgentStreamEvent.RunFailed(failure.code().name(), message(failure), failure.retryAfterSeconds());
         }
-        return new AgentStreamEvent.RunFailed("RUNTIME_FAILED", message(error));
+        return new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_FAILED.name(), message(error));
     }
 
     private static String message(Throwable error) {
