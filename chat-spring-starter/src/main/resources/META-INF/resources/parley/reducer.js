@@ -346,11 +346,6 @@ export class RunReducer {
     return [...this.slots.values()].map((slot) => RunReducer.materialize(slot));
   }
 
-  /** The clarify questions still waiting for an answer. */
-  pendingClarifies() {
-    return this.messages().filter((m) => m.type === 'clarify' && m.status === 'IN_PROGRESS');
-  }
-
   /**
    * Every input still waiting for the person, of every kind, oldest first (fresh objects), in the shape
    * `GET /runs/{id}/state` lists them: {runId, inputId, kind, messageId, request, deadline?, createdAt}.

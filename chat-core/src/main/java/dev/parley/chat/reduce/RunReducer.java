@@ -417,17 +417,6 @@ public final class RunReducer {
         return slot != null && slot.base instanceof ClarifyMessage ? (ClarifyMessage) slot.materialize() : null;
     }
 
-    /** The clarify questions still waiting for an answer, oldest first. */
-    public List<ClarifyMessage> pendingClarifies() {
-        List<ClarifyMessage> pending = new ArrayList<>();
-        for (MessageSlot slot : slots.values()) {
-            if (slot.base instanceof ClarifyMessage && slot.base.status() == MessageStatus.IN_PROGRESS) {
-                pending.add((ClarifyMessage) slot.base);
-            }
-        }
-        return pending;
-    }
-
     /** Every input still waiting for the person, of every kind, oldest first. */
     public List<PendingInput> pendingInputs() {
         List<PendingInput> pending = new ArrayList<>();

@@ -65,8 +65,8 @@ class LegacyFileTest {
                 Await.until(() -> engine.state("alice", RUN).pendingInputs(), pending -> !pending.isEmpty(),
                         "the re-attached run to wait");
                 assertThat(runtime.reattachments()).containsExactly(RUN + "@resume-at-1");
-                assertThat(engine.state("alice", RUN).pendingClarifies()).extracting(c -> c.question())
-                        .containsExactly("Which city?");
+                assertThat(engine.state("alice", RUN).pendingInputs())
+                        .extracting(input -> ((ClarifyRequest) input.request()).question()).containsExactly("Which city?");
 
                 assertThat(engine.answer("alice", RUN, "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
                 Run run = Await.until(() -> engine.state("alice", RUN).run(), r -> r.status() == RunStatus.SUCCEEDED,
