@@ -542,21 +542,29 @@ public final class ChatEngine implements AutoCloseable {
     // ================================================================== find, export, forget
 
     /**
-     * The caller's threads whose title or a message holds every word and phrase of {@code query} (words as
-     * prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match first, each
-     * with a snippet of the matching text.
+     * A page of the caller's threads whose title or a message holds every word and phrase of {@code query}
+     * (words as prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match
+     * first, each with a snippet of the matching text, starting at {@code cursor} (a
+     * {@link SearchPage#nextCursor()} given for the same query; null for the first page). A cursor marks a
+     * place in the ranking: a thread whose messages change between two pages may move, and so show twice or
+     * not at all.
      *
      * @throws ChatException INVALID_INPUT for a query without words, longer than 500 characters or of more
-     *     than 16 terms, a negative offset, or a limit out of range
+     *     than 16 terms, a cursor this engine did not give out for this query, or a limit out of range
      */
-    public List<ThreadSearchHit> searchThreads(String ownerId, String query, int offset, int limit) {
+    public SearchPage searchThreads(String ownerId, String query, @Nullable String cursor, int limit) {
         RequestChecks.owner(ownerId);
         SearchQuery parsed = SearchQuery.of(query);
-        if (offset < 0) {
-            throw ChatException.invalidInput("offset must not be negative, got " + offset);
-        }
+        long skip = cursor == null ? 0 : SearchPage.decode(cursor, parsed);
         RequestChecks.limit(limits, limit);
-        return store.searchThreads(ownerId, parsed, offset, limit);
+        if (skip > Integer.MAX_VALUE - limit - 1) {
+            return new SearchPage(List.of(), null);
+        }
+        List<ThreadSearchHit> hits = store.searchThreads(ownerId, parsed, (int) skip, limit + 1);
+        if (hits.size() <= limit) {
+            return new SearchPage(hits, null);
+        }
+        return new SearchPage(hits.subList(0, limit), SearchPage.encode(parsed, skip + limit));
     }
 
     /**
