@@ -406,8 +406,10 @@ public sealed interface AgentStreamEvent {
      * The run ended without failing: {@code SUCCEEDED}, {@code CANCELLED} or {@code INTERRUPTED}.
      *
      * @param reason a short explanation for CANCELLED and INTERRUPTED, null otherwise
+     * @param truncated SUCCEEDED only: the model stopped at its length limit, so the answer is cut off (the
+     *     run's assistant message is marked {@link dev.parley.chat.model.AssistantMessage#truncated()})
      */
-    record RunFinished(RunStatus status, @Nullable String reason) implements AgentStreamEvent {
+    record RunFinished(RunStatus status, @Nullable String reason, boolean truncated) implements AgentStreamEvent {
         public static final String TYPE = "run_finished";
 
         public RunFinished {
@@ -415,6 +417,14 @@ public sealed interface AgentStreamEvent {
             if (!status.isTerminal() || status == RunStatus.FAILED) {
                 throw new IllegalArgumentException("RunFinished takes SUCCEEDED, CANCELLED or INTERRUPTED, not " + status);
             }
+            if (truncated && status != RunStatus.SUCCEEDED) {
+                throw new IllegalArgumentException("only a SUCCEEDED run has a truncated answer, not " + status);
+            }
+        }
+
+        /** An end whose answer was not cut off. */
+        public RunFinished(RunStatus status, @Nullable String reason) {
+            this(status, reason, false);
         }
 
         @Override

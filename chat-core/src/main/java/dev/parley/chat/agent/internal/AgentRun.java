@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A response without a finish reason (a stream that ended without saying why: a server that died
  * mid-answer) fails the run, the partial text kept; one cut at the model's length limit ends it SUCCEEDED
- * with a {@code warn} status line saying so, and its unfinished tool calls are not run. Each tool call is
+ * with a {@code warn} status line saying so and the answer marked truncated ({@code RunFinished.truncated}),
+ * and its unfinished tool calls are not run. Each tool call is
  * handed to the engine under an execution id unique within the run, even where the model repeats an id.
  */
 public final class AgentRun {
@@ -131,7 +132,7 @@ public final class AgentRun {
                         "The answer was cut off at the model's length limit (its maximum output tokens)."
                                 + (response.toolCalls().isEmpty() ? "" : " Its unfinished tool calls were not run.")));
                 closeUnfinished(outcome.started);
-                out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+                out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null, true));
                 return;
             }
             if (response.toolCalls().isEmpty()) {
