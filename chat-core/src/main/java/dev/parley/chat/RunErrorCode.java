@@ -18,7 +18,7 @@ public enum RunErrorCode {
     NOT_FOUND,
     /** See {@link ErrorCode#CONFLICT}. */
     CONFLICT,
-    /** The runtime or the model refused the request as malformed (HTTP 400 for another reason than the ones below). */
+    /** The runtime or the model refused the request as malformed (an HTTP 400 that is not about the context window). */
     INVALID_INPUT,
     /** See {@link ErrorCode#UNSUPPORTED}. */
     UNSUPPORTED,
