@@ -468,10 +468,9 @@ public final class ChatEngine implements AutoCloseable {
      *     an answer of the wrong shape (of another kind than the input, an empty or overlong clarify answer,
      *     several answers to a single-choice question, a decision the approval does not offer, edited
      *     arguments where they are not editable, with a decision that does not allow the call, overlong or
-     *     not JSON; a client tool's overlong result), which
-     *     changes nothing; CONFLICT as
-     *     above; UNSUPPORTED if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the
-     *     answer could not reach the runtime (the input is pending again)
+     *     not JSON; a client tool's overlong result), which changes nothing; CONFLICT as above; UNSUPPORTED
+     *     if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the answer could not reach
+     *     the runtime (the input is pending again)
      */
     public AnswerResult answer(String ownerId, String runId, String inputId, InputAnswer answer) {
         Run run = ownedRun(ownerId, runId);
