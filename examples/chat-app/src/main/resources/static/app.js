@@ -5,6 +5,7 @@
 import { ParleyClient, RunReducer } from '/parley/parley-client.js';
 import { renderMarkdown, escapeHtml } from './markdown.js';
 import { approvalAnswer, approvalRecord, renderApprovalCard } from './approvals.js';
+import { renderOutcome } from './outcome.js';
 
 const client = new ParleyClient({ baseUrl: '/api/chat' });
 
@@ -521,14 +522,10 @@ function renderAnswer(answer, steps, { variant, latest }) {
     parts.push(`<details class="summary" data-summary-for="${escapeHtml(answer.id)}"${open}><summary>${escapeHtml(summaryLine(answer, steps))}</summary>${panel}</details>`);
   }
   parts.push(`<div class="answer${running ? ' pending' : ''}">${renderMarkdown(answer.text)}</div>`);
-  if (answer.status === 'FAILED') {
-    parts.push(`<div class="failure">Failed: ${escapeHtml(answer.error?.message ?? 'the run failed')}</div>`);
-  } else if (answer.status === 'CANCELLED') {
-    parts.push('<div class="stopped">Stopped.</div>');
-  } else if (answer.status === 'INTERRUPTED') {
-    parts.push('<div class="stopped">Interrupted: the server stopped while this answer was being written.</div>');
+  if (!running) {
+    parts.push(renderOutcome(answer));
+    parts.push(renderActions(answer, latest));
   }
-  if (!running) parts.push(renderActions(answer, latest));
   parts.push('</article>');
   return parts.join('');
 }

@@ -275,7 +275,7 @@ export class ParleyClient {
       }
     }
   }
-  /** `{run, lastSeq, pendingClarifies, pendingInputs}`: the run and what waits for the person. */
+  /** `{run, lastSeq, pendingInputs}`: the run and what waits for the person. */
   state(runId) {
     return this.request('GET', `/runs/${encodeURIComponent(runId)}/state`);
   }

@@ -1,11 +1,13 @@
 package dev.parley.chat.engine;
 
+import dev.parley.chat.ChatException;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * The engine's limits and tuning, with production defaults ({@link #defaults()}). Immutable; change a
- * value with its {@code with…} method.
+ * value with its {@code with…} method. A value that is not positive, or a default page larger than the
+ * largest, throws {@link ChatException} with {@code CONFIGURATION}.
  *
  * @param maxMessageLength the longest user message or clarify answer, in characters (default 100 000)
  * @param maxPageSize the largest page a list call returns (default 200)
@@ -78,7 +80,8 @@ public record EngineLimits(
         positive(historyCharacters, "historyCharacters");
         positive(maxStepsPerAnswer, "maxStepsPerAnswer");
         if (defaultPageSize > maxPageSize) {
-            throw new IllegalArgumentException("defaultPageSize must not exceed maxPageSize");
+            throw ChatException.configuration("defaultPageSize must not exceed maxPageSize, got " + defaultPageSize
+                    + " > " + maxPageSize);
         }
     }
 
@@ -169,14 +172,14 @@ public record EngineLimits(
 
     private static void positive(int value, String name) {
         if (value < 1) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
+            throw ChatException.configuration(name + " must be positive, got " + value);
         }
     }
 
     private static void positive(Duration value, String name) {
         Objects.requireNonNull(value, name);
         if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
+            throw ChatException.configuration(name + " must be positive, got " + value);
         }
     }
 }

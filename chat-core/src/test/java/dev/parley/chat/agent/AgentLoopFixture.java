@@ -47,7 +47,11 @@ abstract class AgentLoopFixture {
     }
 
     String answer(Run run) {
-        return ((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text();
+        return answerMessage(run).text();
+    }
+
+    AssistantMessage answerMessage(Run run) {
+        return (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
     }
 
     List<Message> steps(Run run) {

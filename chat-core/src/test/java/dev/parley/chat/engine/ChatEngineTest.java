@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
@@ -221,10 +222,10 @@ class ChatEngineTest extends EngineTestSupport {
 
         awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
         RunState waiting = engine.state(ALICE, ticket.runId());
-        assertThat(waiting.pendingClarifies()).hasSize(1);
-        ClarifyMessage question = waiting.pendingClarifies().get(0);
-        assertThat(question.question()).isEqualTo("Which city?");
-        assertThat(question.choices()).containsExactly("Paris", "Rome");
+        assertThat(waiting.pendingInputs()).singleElement().satisfies(input -> {
+            assertThat(input.inputId()).isEqualTo("ask-1");
+            assertThat(input.request()).isEqualTo(new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false));
+        });
         assertThat(store.findInput(ticket.runId(), "ask-1")).as("stored before it was shown").isPresent();
         assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
 
@@ -247,7 +248,7 @@ class ChatEngineTest extends EngineTestSupport {
                 .filter(m -> m instanceof ClarifyMessage).findFirst().orElseThrow();
         assertThat(stored.answer()).containsExactly("Rome");
         assertThat(stored.status()).isEqualTo(MessageStatus.COMPLETED);
-        assertThat(engine.state(ALICE, ticket.runId()).pendingClarifies()).isEmpty();
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).isEmpty();
     }
 
     @Test
@@ -259,7 +260,7 @@ class ChatEngineTest extends EngineTestSupport {
         engine.cancel(ALICE, ticket.runId());
         awaitRun(engine, ticket.runId(), RunStatus.CANCELLED);
         assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of("yes")));
-        assertThat(engine.state(ALICE, ticket.runId()).pendingClarifies()).isEmpty();
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).isEmpty();
     }
 
     // ------------------------------------------------------------------ multi-turn and double texting

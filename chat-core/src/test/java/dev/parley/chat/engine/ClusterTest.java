@@ -168,7 +168,7 @@ class ClusterTest extends EngineTestSupport {
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
         awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
-        assertThat(b.state(ALICE, ticket.runId()).pendingClarifies()).hasSize(1);
+        assertThat(b.state(ALICE, ticket.runId()).pendingInputs()).hasSize(1);
 
         assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
         Run run = awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);

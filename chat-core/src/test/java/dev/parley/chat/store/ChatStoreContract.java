@@ -366,7 +366,7 @@ public abstract class ChatStoreContract {
         List<Message> all = List.of(
                 user("u", "t", "r", T0),
                 new AssistantMessage("a", "t", "r", "u", MessageStatus.FAILED, at(1), "partial ✓ " + "x".repeat(200_000),
-                        new ErrorInfo("RUNTIME_FAILED", "boom"), new TokenUsage(1, 2, 3)),
+                        new ErrorInfo("RATE_LIMITED", "boom", 20L), new TokenUsage(1, 2, 3)),
                 new ThinkingMessage("th", "t", "r", "a", MessageStatus.COMPLETED, at(2), "hmm"),
                 new ActionExecutionMessage("ac", "t", "r", "a", MessageStatus.COMPLETED, at(3), "x1", "search", "{\"q\":1}"),
                 new ResultMessage("re", "t", "r", "a", MessageStatus.COMPLETED, at(4), "x1", "search", "ok", true),
@@ -545,9 +545,13 @@ public abstract class ChatStoreContract {
         store.write(StoreBatch.builder().run(running).run(run("r2", "t", RunStatus.QUEUED))
                 .run(run("r3", "t2", RunStatus.RUNNING)).build());
         assertThat(store.findRun("r1")).contains(running);
-        Run done = running.finished(RunStatus.FAILED, at(3), new ErrorInfo("X", "y"), new TokenUsage(4, 5, 9), "guard");
+        Run done = running.finished(RunStatus.FAILED, at(3), new ErrorInfo("RATE_LIMITED", "y", 20L),
+                new TokenUsage(4, 5, 9), "guard");
         store.write(StoreBatch.builder().run(done).build());
         assertThat(store.findRun("r1")).contains(done);
+        Run noHint = done.finished(RunStatus.FAILED, at(3), new ErrorInfo("X", "y"), null, null);
+        store.write(StoreBatch.builder().run(noHint).build());
+        assertThat(store.findRun("r1")).as("an error without a retry hint replaces one with it").contains(noHint);
         assertThat(store.findRuns(EnumSet.of(RunStatus.RUNNING, RunStatus.QUEUED))).extracting(Run::id)
                 .containsExactlyInAnyOrder("r2", "r3");
         assertThat(store.findThreadRuns("t", EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING))).extracting(Run::id)

@@ -83,7 +83,6 @@ public final class ActiveRun {
     private volatile Run published;
     /** The pending inputs callers see, changed with {@link #published}'s rule. */
     private volatile List<PendingInput> publishedInputs = List.of();
-    private volatile List<dev.parley.chat.model.ClarifyMessage> publishedClarifies = List.of();
     private volatile Flow.@Nullable Subscription upstream;
     private volatile boolean cancelRequested;
     private volatile boolean finished;
@@ -176,17 +175,12 @@ public final class ActiveRun {
      */
     synchronized RunState state() {
         long visible = syncSeq > 0 ? Math.min(lastSeq, syncSeq - 1) : lastSeq;
-        return new RunState(published, visible, publishedClarifies, publishedInputs);
+        return new RunState(published, visible, publishedInputs);
     }
 
     /** The run's messages as the reducer holds them now, in order of first appearance. */
     synchronized List<Message> messages() {
         return reducer.messages();
-    }
-
-    /** The clarify questions waiting for an answer, as far as callers may see them (stored and visible). */
-    List<dev.parley.chat.model.ClarifyMessage> pendingClarifyMessages() {
-        return publishedClarifies;
     }
 
     /** Every input waiting for the person, oldest first, as far as callers may see them (stored and visible). */
@@ -219,7 +213,6 @@ public final class ActiveRun {
         }
         writes.messagesNow();
         publishedInputs = reducer.pendingInputs();
-        publishedClarifies = reducer.pendingClarifies();
         ctx.writer.markDirty(this, 0);
     }
 
@@ -495,7 +488,6 @@ public final class ActiveRun {
             synchronized (this) {
                 syncSeq = 0;
                 publishedInputs = reducer.pendingInputs();
-                publishedClarifies = reducer.pendingClarifies();
             }
             publish(event, statusChanged, false);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
@@ -520,7 +512,6 @@ public final class ActiveRun {
             if (syncSeq == 0 && (event instanceof AgentStreamEvent.InputRequested
                     || event instanceof AgentStreamEvent.InputResolved)) {
                 publishedInputs = reducer.pendingInputs();
-                publishedClarifies = reducer.pendingClarifies();
             }
         }
         runLog.publish(visible, holdable);
@@ -847,7 +838,6 @@ public final class ActiveRun {
         }
         published = done;
         publishedInputs = List.of();
-        publishedClarifies = List.of();
         runLog.publish(last);
         leaveMemoryOnceEndedAndStored(false, true);
         return true;

@@ -87,7 +87,7 @@ public final class EventRetention {
         ErrorInfo error = run.error();
         if (run.status() == RunStatus.FAILED) {
             return error == null ? new AgentStreamEvent.RunFailed("INTERNAL", "the run failed")
-                    : new AgentStreamEvent.RunFailed(error.code(), error.message());
+                    : new AgentStreamEvent.RunFailed(error.code(), error.message(), error.retryAfterSeconds());
         }
         return new AgentStreamEvent.RunFinished(run.status(),
                 run.status() == RunStatus.SUCCEEDED || error == null ? null : error.message());

@@ -186,8 +186,10 @@ public abstract class ModelEngineContract extends OpenAiWire {
             assertThat(run.error().message()).contains("Rate limit reached");
             if (carriesRetryAfter()) {
                 assertThat(run.error().message()).endsWith("(retry after 20 s)");
+                assertThat(run.error().retryAfterSeconds()).isEqualTo(20L);
             } else {
                 assertThat(run.error().message()).doesNotContain("retry after");
+                assertThat(run.error().retryAfterSeconds()).isNull();
             }
         }
     }

@@ -496,10 +496,12 @@ public final class JdbiChatStore implements ChatStore {
          * SQLite only: how long a statement waits for another connection's write lock before it fails
          * (default 5 s). The store's own writes never wait for each other on the database: it serialises
          * them; this covers another process, or a host connection, writing the same file.
+         *
+         * @throws ChatException CONFIGURATION if {@code value} is negative
          */
         public Builder busyTimeout(Duration value) {
             if (value.isNegative()) {
-                throw new IllegalArgumentException("busyTimeout must not be negative");
+                throw ChatException.configuration("busyTimeout must not be negative, got " + value);
             }
             this.busyTimeout = value;
             return this;
