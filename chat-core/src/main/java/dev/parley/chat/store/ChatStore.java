@@ -80,6 +80,9 @@ public interface ChatStore extends AutoCloseable {
      * existing {@code (runId, inputId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
      * stored before runs entering them, whatever their order in the batch.
      *
+     * <p>An ended run waits for no input: a batch that stores a run's terminal status also cancels that run's
+     * inputs still PENDING (those inserted by the same batch too), in the same transaction.
+     *
      * <p>All or nothing: when it throws, nothing of the batch is stored.
      *
      * <p>A batch holding a row of a thread that does not exist (a run or a message of it, or a row of one of
@@ -238,7 +241,10 @@ public interface ChatStore extends AutoCloseable {
      */
     AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at);
 
-    /** Undoes an accepted answer that could not be delivered: the input is PENDING again. */
+    /**
+     * Undoes an accepted answer that could not be delivered: the input is PENDING again — or CANCELLED if its
+     * run has ended (or is gone): an ended run waits for no input.
+     */
     void reopenInput(String runId, String inputId);
 
     /**

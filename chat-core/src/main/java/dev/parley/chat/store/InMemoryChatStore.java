@@ -313,7 +313,9 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void reopenInput(String runId, String inputId) {
         synchronized (lock) {
-            inputs.reopen(runId, inputId);
+            Run run = runs.find(runId);
+            boolean ended = run == null || run.status().isTerminal();
+            inputs.reopen(runId, inputId, ended);
         }
     }
 

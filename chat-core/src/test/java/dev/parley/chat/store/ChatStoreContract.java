@@ -978,6 +978,31 @@ public abstract class ChatStoreContract {
         assertThat(store.listPendingInputs("r")).isEmpty();
     }
 
+    /**
+     * An ended run waits for no input: storing its end cancels its inputs still pending (in the same write),
+     * and an answer taken back after its end is CANCELLED, not pending again — whatever order the engine's
+     * callers race in.
+     */
+    @Test
+    void anEndedRunHasNoPendingInput() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).input(approval("r", "a1"))
+                .input(approval("r", "a2")).build());
+        assertThat(store.answerInput("r", "a2", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE), at(1)))
+                .isEqualTo(AnswerOutcome.ACCEPTED);
+
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT).finished(RunStatus.CANCELLED,
+                at(2), null, null, null)).build());
+        assertThat(store.listPendingInputs("r")).isEmpty();
+        assertThat(store.findInput("r", "a1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+
+        store.reopenInput("r", "a2");
+        assertThat(store.findInput("r", "a2").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+        assertThat(store.listPendingInputs("r")).isEmpty();
+        assertThat(store.answerInput("r", "a2", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE), at(3)))
+                .isEqualTo(AnswerOutcome.CONFLICT);
+    }
+
     @Test
     void anInputIsExpiredOrAnsweredButNeverBoth() {
         store.createThread(thread("t", "alice", T0));
