@@ -67,11 +67,12 @@ test('a clarify is answered through the client and the run goes on', async () =>
   let answered = false;
   const handle = c.watch(ticket.runId, {
     onChange: (reducer) => {
-      const [pending] = reducer.pendingClarifies();
+      const [pending] = reducer.pendingInputs();
       if (pending && !answered) {
         answered = true;
-        assert.deepEqual(pending.choices, ['Paris', 'Rome']);
-        c.answer(ticket.runId, pending.clarifyId, 'Rome').catch((e) => assert.fail(e));
+        assert.equal(pending.kind, 'clarify');
+        assert.deepEqual(pending.request.choices, ['Paris', 'Rome']);
+        c.answer(ticket.runId, pending.inputId, 'Rome').catch((e) => assert.fail(e));
       }
     },
   });

@@ -5,6 +5,7 @@
 import { ParleyClient, RunReducer } from '/parley/parley-client.js';
 import { renderMarkdown, escapeHtml } from './markdown.js';
 import { approvalAnswer, approvalRecord, renderApprovalCard } from './approvals.js';
+import { renderOutcome } from './outcome.js';
 
 const client = new ParleyClient({ baseUrl: '/api/chat' });
 
@@ -26,6 +27,7 @@ const state = {
   thread: null,
   messages: [],
   variants: {},
+  omittedSteps: {}, // answer id -> how many of its oldest steps the view left out
   branches: {}, // user message id -> {index, count, siblingIds}: its place among the message and its edits
   olderCursor: null,
   searchHits: null, // the hits of the search box's query, or null to list every session
@@ -208,6 +210,7 @@ function newChat() {
   state.branches = {};
   state.editing = null;
   state.olderCursor = null;
+  state.omittedSteps = {};
   if (location.hash) history.replaceState(null, '', location.pathname);
   renderHeader();
   renderSessions();
@@ -238,6 +241,7 @@ function applyView(view) {
   state.variants = view.variants ?? {};
   state.branches = view.branches ?? {};
   state.olderCursor = view.olderCursor ?? null;
+  state.omittedSteps = view.omittedSteps ?? {};
   $('model').value = view.thread.modelId ?? '';
   $('skill').value = view.thread.skill ?? '';
   renderHeader();
@@ -357,6 +361,7 @@ $('load-older').addEventListener('click', attempt(async () => {
   state.variants = { ...page.variants, ...state.variants };
   state.branches = { ...page.branches, ...state.branches };
   state.olderCursor = page.olderCursor ?? null;
+  state.omittedSteps = { ...page.omittedSteps, ...state.omittedSteps };
   renderMessages();
 }));
 
@@ -517,14 +522,10 @@ function renderAnswer(answer, steps, { variant, latest }) {
     parts.push(`<details class="summary" data-summary-for="${escapeHtml(answer.id)}"${open}><summary>${escapeHtml(summaryLine(answer, steps))}</summary>${panel}</details>`);
   }
   parts.push(`<div class="answer${running ? ' pending' : ''}">${renderMarkdown(answer.text)}</div>`);
-  if (answer.status === 'FAILED') {
-    parts.push(`<div class="failure">Failed: ${escapeHtml(answer.error?.message ?? 'the run failed')}</div>`);
-  } else if (answer.status === 'CANCELLED') {
-    parts.push('<div class="stopped">Stopped.</div>');
-  } else if (answer.status === 'INTERRUPTED') {
-    parts.push('<div class="stopped">Interrupted: the server stopped while this answer was being written.</div>');
+  if (!running) {
+    parts.push(renderOutcome(answer));
+    parts.push(renderActions(answer, latest));
   }
-  if (!running) parts.push(renderActions(answer, latest));
   parts.push('</article>');
   return parts.join('');
 }
@@ -543,6 +544,8 @@ function summaryLine(answer, steps) {
   if (todos) parts.push(`todos ${todos.items.filter((t) => t.status === 'COMPLETED').length}/${todos.items.length} done`);
   if (clarifies) parts.push(`${clarifies} question${clarifies > 1 ? 's' : ''}`);
   parts.push(...decided);
+  const omitted = state.omittedSteps[answer.id];
+  if (omitted) parts.push(`${omitted} earlier step${omitted > 1 ? 's' : ''} not shown`);
   return parts.join(' · ');
 }
 

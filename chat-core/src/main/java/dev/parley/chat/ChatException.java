@@ -4,8 +4,13 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The one unchecked exception of Parley's public API. Its {@link #code()} says what kind of failure it
- * is; its message is meant for developers and never contains secrets (API keys, bearer tokens).
+ * The one exception hierarchy of Parley's public API: every failure Parley reports — a bad request, a
+ * missing thread, a failed store, a refused model call ({@code ModelFailure}), a builder given a bad value
+ * ({@link ErrorCode#CONFIGURATION}) — is a {@code ChatException} or a subclass. Its {@link #code()} says
+ * what kind of failure it is; its message is meant for developers and never contains secrets (API keys,
+ * bearer tokens). As in the JDK, a null passed where a value is required throws
+ * {@link NullPointerException}, and a value record (an event, a message) built with values its contract
+ * forbids throws {@link IllegalArgumentException}: both are programming errors, not failures to handle.
  *
  * <p>Instances are immutable and safe to share between threads.
  */
@@ -42,5 +47,10 @@ public class ChatException extends RuntimeException {
 
     public static ChatException unsupported(String message) {
         return new ChatException(ErrorCode.UNSUPPORTED, message);
+    }
+
+    /** A builder or setting was given a value Parley cannot work with ({@link ErrorCode#CONFIGURATION}). */
+    public static ChatException configuration(String message) {
+        return new ChatException(ErrorCode.CONFIGURATION, message);
     }
 }

@@ -3,7 +3,7 @@ package dev.parley.chat;
 /**
  * What went wrong, in terms a caller (and the HTTP layer) can act on. Every {@link ChatException}
  * carries one. New codes may be added in later versions; callers that switch over codes should keep a
- * default branch.
+ * default branch. A failed run carries its code as text; see {@link RunErrorCode} for the codes it may hold.
  */
 public enum ErrorCode {
     /** The thread, run, message or clarify does not exist, or belongs to another owner. */
@@ -18,10 +18,21 @@ public enum ErrorCode {
     RUNTIME_UNAVAILABLE,
     /** The runtime was reached but failed the work. */
     RUNTIME_FAILED,
+    /** The model provider is limiting requests (HTTP 429); worth trying again later. */
+    RATE_LIMITED,
+    /** The model provider refused the API key or credentials (HTTP 401, 403). */
+    AUTHENTICATION_FAILED,
+    /** The conversation is longer than the model's context window. */
+    CONTEXT_TOO_LONG,
     /** A live subscriber fell too far behind and was cut off; it reconnects from its cursor. */
     SLOW_CONSUMER,
     /** The store failed to read or write. */
     STORE_FAILURE,
+    /**
+     * A builder, a setting or a property was given a value Parley cannot work with (a timeout that is not
+     * positive, a missing URL, a duplicate name). Thrown while configuring, never while serving a request.
+     */
+    CONFIGURATION,
     /** A bug or an unexpected state inside Parley. */
     INTERNAL
 }

@@ -185,6 +185,11 @@ export class ParleyClient {
   createSession({ title, modelId, skill } = {}) {
     return this.request('POST', '/sessions', { title, modelId, skill });
   }
+  /**
+   * The newest page of a session's active branch: `{thread, messages, variants, branches, olderCursor,
+   * omittedSteps}`. Each answer comes with its newest steps only (the server's `max-steps-per-answer`);
+   * `omittedSteps[answerId]` is how many older steps of that answer the page leaves out (absent: none).
+   */
   getSession(id, { limit } = {}) {
     return this.request('GET', `/sessions/${encodeURIComponent(id)}` + (limit ? `?limit=${limit}` : ''));
   }
@@ -270,7 +275,7 @@ export class ParleyClient {
       }
     }
   }
-  /** `{run, lastSeq, pendingClarifies, pendingInputs}`: the run and what waits for the person. */
+  /** `{run, lastSeq, pendingInputs}`: the run and what waits for the person. */
   state(runId) {
     return this.request('GET', `/runs/${encodeURIComponent(runId)}/state`);
   }

@@ -177,10 +177,13 @@ export class RunReducer {
       case 'runtime_session':
         this.runtimeSessionId = e.sessionId;
         break;
-      case 'run_finished':
+      case 'run_finished': {
         this.finishReason = e.reason ?? null;
+        const answer = this.slots.get(this.assistantMessageId);
+        if (e.truncated === true && answer && answer.base.type === 'assistant') answer.base.truncated = true;
         this.finish(e.status);
         break;
+      }
       case 'run_failed':
         this.onFailed(e, at);
         break;
@@ -309,6 +312,7 @@ export class RunReducer {
 
   onFailed(e, at) {
     this.error = { code: e.code, message: e.message };
+    if (e.retryAfterSeconds != null) this.error.retryAfterSeconds = e.retryAfterSeconds;
     const answer = this.slots.get(this.assistantMessageId);
     if (answer && answer.base.type === 'assistant') answer.base.error = { ...this.error };
     const errorId = `${this.runId}:error`;
@@ -344,11 +348,6 @@ export class RunReducer {
   /** Every message of the run, in order of first appearance (fresh objects). */
   messages() {
     return [...this.slots.values()].map((slot) => RunReducer.materialize(slot));
-  }
-
-  /** The clarify questions still waiting for an answer. */
-  pendingClarifies() {
-    return this.messages().filter((m) => m.type === 'clarify' && m.status === 'IN_PROGRESS');
   }
 
   /**

@@ -88,7 +88,8 @@ final class Checks {
         checks++;
         world.runtime.deliveries().forEach((input, count) -> {
             if (count.get() > 1) {
-                violated("an answer reaches the runtime at most once", input + " reached it " + count.get() + " times");
+                violated("an answer reaches the runtime at most once", input + " reached it " + count.get() + " times"
+                        + world.runtime.duplicateOf(input));
             }
         });
     }
@@ -303,7 +304,7 @@ final class Checks {
                 store.findMessage(run.userMessageId()).ifPresent(stored::add);
             }
             store.findMessage(run.assistantMessageId()).ifPresent(stored::add);
-            stored.addAll(store.listStepMessages(List.of(run.id())));
+            stored.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
             if (!reducer.messages().equals(stored)) {
                 violated("the stored messages are the fold of the stored events", "run " + run.id() + " ("
                         + run.status() + "): folded " + describe(reducer.messages()) + " but stored " + describe(stored));

@@ -86,6 +86,9 @@ final class SimRuntime implements RuntimeAdapter {
     /** Answers and tool results that reached the runtime, per "runId/inputOrExecutionId". */
     private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    /** Where each answer was first delivered from, and where a second delivery came from (for the report). */
+    private final Map<String, String> firstDeliveries = new ConcurrentHashMap<>();
+    private final Map<String, String> duplicates = new ConcurrentHashMap<>();
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
 
     SimRuntime(VirtualTime time, Faults faults) {
@@ -95,6 +98,21 @@ final class SimRuntime implements RuntimeAdapter {
 
     Map<String, AtomicInteger> deliveries() {
         return deliveries;
+    }
+
+    /** How a second delivery of an input came about: both callers' stacks, engine frames only. */
+    String duplicateOf(String delivery) {
+        return duplicates.getOrDefault(delivery, "");
+    }
+
+    private static String where(Throwable trace) {
+        StringBuilder frames = new StringBuilder();
+        for (StackTraceElement frame : trace.getStackTrace()) {
+            if (frame.getClassName().startsWith("dev.parley.chat")) {
+                frames.append("\n        at ").append(frame);
+            }
+        }
+        return frames.toString();
     }
 
     List<Received> received() {
@@ -199,7 +217,12 @@ final class SimRuntime implements RuntimeAdapter {
         if (player == null) {
             throw new ChatException(ErrorCode.NOT_FOUND, "no such run in the runtime: " + runId);
         }
-        deliveries.computeIfAbsent(runId + "/" + key, k -> new AtomicInteger()).incrementAndGet();
+        String delivery = runId + "/" + key;
+        if (deliveries.computeIfAbsent(delivery, k -> new AtomicInteger()).incrementAndGet() > 1) {
+            duplicates.put(delivery, where(new Throwable()) + "\n      first:" + firstDeliveries.get(delivery));
+        } else {
+            firstDeliveries.put(delivery, where(new Throwable()));
+        }
         player.inbox.add(answer);
     }
 

@@ -146,8 +146,11 @@ final class World implements AutoCloseable {
         dead[instance] = killed;
     }
 
-    /** Closes an instance's engine and starts a new one on the same store. */
-    void restart(int instance) {
+    /**
+     * Closes an instance's engine and starts a new one on the same store; two restarts of one instance at
+     * once run one after the other (an instance is one process: it never has two engines at a time).
+     */
+    synchronized void restart(int instance) {
         ChatEngine old = engines.get(instance);
         old.close();
         start(instance);

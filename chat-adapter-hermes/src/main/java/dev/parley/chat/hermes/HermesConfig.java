@@ -1,5 +1,6 @@
 package dev.parley.chat.hermes;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.runtime.SkillResolver;
 import java.time.Duration;
 import java.util.Objects;
@@ -9,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How {@link HermesRuntimeAdapter} reaches Hermes. Immutable and thread-safe; build one with
- * {@link #builder()}. {@link #toString()} never shows the bearer token.
+ * {@link #builder()}. {@link #toString()} never shows the bearer token. A value the builder cannot use (a
+ * timeout that is not positive, a URL that is not http(s), no URL at all) throws {@link ChatException} with
+ * {@code CONFIGURATION}.
  *
  * <h2>Timeouts</h2>
  * <ul>
@@ -67,7 +70,7 @@ public final class HermesConfig {
     private HermesConfig(Builder b) {
         this.transport = b.transport;
         if (b.baseUrl == null) {
-            throw new IllegalStateException("a base URL is required");
+            throw ChatException.configuration("a base URL is required");
         }
         this.baseUrl = b.baseUrl;
         this.bearerToken = b.bearerToken;
@@ -218,12 +221,13 @@ public final class HermesConfig {
         /**
          * Where the Bridge or the API server listens, e.g. {@code http://127.0.0.1:8700}. Required.
          *
-         * @throws IllegalArgumentException if it is not an http(s) URL
+         * @throws ChatException CONFIGURATION if it is not an http(s) URL
          */
         public Builder baseUrl(String value) {
             HttpUrl parsed = HttpUrl.parse(Objects.requireNonNull(value, "baseUrl"));
             if (parsed == null) {
-                throw new IllegalArgumentException("not an http(s) URL (the value is not repeated here, it may hold credentials)");
+                throw ChatException.configuration(
+                        "baseUrl is not an http(s) URL (the value is not repeated here, it may hold credentials)");
             }
             this.baseUrl = parsed;
             return this;
@@ -254,7 +258,7 @@ public final class HermesConfig {
         /** The iteration budget of runs that do not name one (default 90, Hermes' own default). */
         public Builder defaultMaxIterations(int value) {
             if (value < 1) {
-                throw new IllegalArgumentException("defaultMaxIterations must be at least 1, got " + value);
+                throw ChatException.configuration("defaultMaxIterations must be at least 1, got " + value);
             }
             this.defaultMaxIterations = value;
             return this;
@@ -282,7 +286,7 @@ public final class HermesConfig {
         /** Consecutive failed re-attach attempts before a broken stream fails the run; 0 disables. */
         public Builder reattachAttempts(int value) {
             if (value < 0) {
-                throw new IllegalArgumentException("reattachAttempts must not be negative, got " + value);
+                throw ChatException.configuration("reattachAttempts must not be negative, got " + value);
             }
             this.reattachAttempts = value;
             return this;
@@ -315,7 +319,7 @@ public final class HermesConfig {
         public Builder apiServerApprovalTimeout(Duration value) {
             Objects.requireNonNull(value, "apiServerApprovalTimeout");
             if (value.isNegative()) {
-                throw new IllegalArgumentException("apiServerApprovalTimeout must not be negative, got " + value);
+                throw ChatException.configuration("apiServerApprovalTimeout must not be negative, got " + value);
             }
             this.apiServerApprovalTimeout = value;
             return this;
@@ -334,7 +338,7 @@ public final class HermesConfig {
         private static Duration positive(Duration value, String name) {
             Objects.requireNonNull(value, name);
             if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, got " + value);
+                throw ChatException.configuration(name + " must be positive, got " + value);
             }
             return value;
         }

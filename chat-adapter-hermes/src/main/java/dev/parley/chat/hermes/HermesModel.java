@@ -1,12 +1,14 @@
 package dev.parley.chat.hermes;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.runtime.ModelOption;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A model a thread may use, and how Hermes reaches it. {@code apiKey} is a secret: it is sent to the
- * Bridge in the run request only, and never shown by {@link #toString()}.
+ * Bridge in the run request only, and never shown by {@link #toString()}. A blank id or name throws
+ * {@link ChatException} with {@code CONFIGURATION}.
  *
  * @param id the id persons and threads use (what {@link dev.parley.chat.runtime.RunRequest#modelId()} holds)
  * @param name the model name Hermes is given (e.g. {@code anthropic/claude-sonnet-4})
@@ -21,7 +23,7 @@ public record HermesModel(String id, String name, @Nullable String provider, @Nu
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(name, "name");
         if (id.isBlank() || name.isBlank()) {
-            throw new IllegalArgumentException("a model's id and name must not be blank");
+            throw ChatException.configuration("a model's id and name must not be blank");
         }
     }
 

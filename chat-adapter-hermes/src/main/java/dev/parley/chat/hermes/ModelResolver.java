@@ -1,5 +1,6 @@
 package dev.parley.chat.hermes;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.runtime.ModelOption;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -20,12 +21,16 @@ public interface ModelResolver {
     /** The models a person may choose from, in display order; never with credentials. */
     List<ModelOption> models();
 
-    /** A fixed list of models; ids must be unique. */
+    /**
+     * A fixed list of models.
+     *
+     * @throws ChatException CONFIGURATION if two models share an id
+     */
     static ModelResolver of(Collection<HermesModel> models) {
         Map<String, HermesModel> byId = new LinkedHashMap<>();
         for (HermesModel model : models) {
             if (byId.putIfAbsent(model.id(), model) != null) {
-                throw new IllegalArgumentException("duplicate model id: " + model.id());
+                throw ChatException.configuration("duplicate model id: " + model.id());
             }
         }
         Map<String, HermesModel> fixed = Map.copyOf(byId);

@@ -87,7 +87,7 @@ abstract class ApiServerTestSupport extends AdapterTestSupport {
 
     /** The run's stored step messages of one type. */
     <M extends Message> List<M> steps(Run run, Class<M> type) {
-        return store.listStepMessages(List.of(run.id())).stream().filter(type::isInstance).map(type::cast).toList();
+        return store.listStepMessagesAfter(run.id(), null, 1_000).stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     static void assertCode(ErrorCode code, ThrowableAssert.ThrowingCallable call) {

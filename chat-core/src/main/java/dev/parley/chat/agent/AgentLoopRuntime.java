@@ -1,5 +1,6 @@
 package dev.parley.chat.agent;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.agent.internal.AgentRun;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.runtime.Capability;
@@ -188,10 +189,14 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
             return this;
         }
 
-        /** Model calls per run when the run does not say (default {@value #DEFAULT_MAX_ITERATIONS}). */
+        /**
+         * Model calls per run when the run does not say (default {@value #DEFAULT_MAX_ITERATIONS}).
+         *
+         * @throws ChatException CONFIGURATION if {@code value} is not positive
+         */
         public Builder maxIterations(int value) {
             if (value < 1) {
-                throw new IllegalArgumentException("maxIterations must be positive");
+                throw ChatException.configuration("maxIterations must be positive, got " + value);
             }
             this.maxIterations = value;
             return this;

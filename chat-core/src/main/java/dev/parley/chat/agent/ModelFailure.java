@@ -3,6 +3,8 @@ package dev.parley.chat.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
@@ -14,35 +16,39 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A model call failed in a way the person can act on; {@link #kind()} names it, and the run fails with the
- * matching code ({@link Kind#code()}). A rate limit may say when to try again ({@link #retryAfter()}, from the
- * provider's {@code Retry-After}); the message then says so too. Messages never contain secrets.
+ * matching code ({@link #code()}, see {@link Kind}). A rate limit may say when to try again
+ * ({@link #retryAfter()}, from the provider's {@code Retry-After}); the run's error carries it
+ * ({@code retryAfterSeconds}) and the message says so too. Messages never contain secrets.
  */
-public final class ModelFailure extends RuntimeException {
+public final class ModelFailure extends ChatException {
     private static final long serialVersionUID = 1L;
 
-    /** How a model call failed. */
+    /** How a model call failed, and the {@link ErrorCode} (and run code) each kind carries. */
     public enum Kind {
-        /** Too many requests (HTTP 429); worth retrying later. */
-        RATE_LIMITED("RATE_LIMITED"),
-        /** The API key or credentials were refused (HTTP 401, 403). */
-        AUTHENTICATION("AUTHENTICATION_FAILED"),
-        /** The conversation is longer than the model's context window. */
-        CONTEXT_TOO_LONG("CONTEXT_TOO_LONG"),
-        /** The model's server could not be reached or did not answer (connection refused, timeout, 5xx). */
-        UNREACHABLE("RUNTIME_UNAVAILABLE"),
-        /** The request was refused as malformed (HTTP 400 for another reason). */
-        INVALID_REQUEST("INVALID_INPUT"),
-        /** Anything else. */
-        FAILED("RUNTIME_FAILED");
+        /** Too many requests (HTTP 429); worth retrying later. {@link ErrorCode#RATE_LIMITED}. */
+        RATE_LIMITED(ErrorCode.RATE_LIMITED),
+        /** The API key or credentials were refused (HTTP 401, 403). {@link ErrorCode#AUTHENTICATION_FAILED}. */
+        AUTHENTICATION(ErrorCode.AUTHENTICATION_FAILED),
+        /** The conversation is longer than the model's context window. {@link ErrorCode#CONTEXT_TOO_LONG}. */
+        CONTEXT_TOO_LONG(ErrorCode.CONTEXT_TOO_LONG),
+        /**
+         * The model's server could not be reached or did not answer (connection refused, timeout, 5xx).
+         * {@link ErrorCode#RUNTIME_UNAVAILABLE}.
+         */
+        UNREACHABLE(ErrorCode.RUNTIME_UNAVAILABLE),
+        /** The request was refused as malformed (HTTP 400 for another reason). {@link ErrorCode#INVALID_INPUT}. */
+        INVALID_REQUEST(ErrorCode.INVALID_INPUT),
+        /** Anything else. {@link ErrorCode#RUNTIME_FAILED}. */
+        FAILED(ErrorCode.RUNTIME_FAILED);
 
-        private final String code;
+        private final ErrorCode code;
 
-        Kind(String code) {
+        Kind(ErrorCode code) {
             this.code = code;
         }
 
-        /** The code a run fails with ({@code RunFailed.code}). */
-        public String code() {
+        /** The code a failure of this kind carries, and the code its run fails with. */
+        public ErrorCode code() {
             return code;
         }
     }
@@ -66,7 +72,8 @@ public final class ModelFailure extends RuntimeException {
      *     did not say; it is added to the message ("retry after 20 s")
      */
     public ModelFailure(Kind kind, String message, @Nullable Throwable cause, @Nullable Duration retryAfter) {
-        super(retryAfter == null ? message : message + " (retry after " + retryAfter.toSeconds() + " s)", cause);
+        super(kind.code(), retryAfter == null ? message : message + " (retry after " + ceilSeconds(retryAfter) + " s)",
+                cause);
         this.kind = kind;
         this.retryAfter = retryAfter;
     }
@@ -82,6 +89,14 @@ public final class ModelFailure extends RuntimeException {
     /** How long the provider asked to wait before the next try (its {@code Retry-After}); null if it did not say. */
     public @Nullable Duration retryAfter() {
         return retryAfter;
+    }
+
+    /**
+     * How long the provider asked to wait, in whole seconds rounded up, as a run's error carries it
+     * ({@code retryAfterSeconds}); null if it did not say.
+     */
+    public @Nullable Long retryAfterSeconds() {
+        return retryAfter == null ? null : ceilSeconds(retryAfter);
     }
 
     /**
@@ -184,5 +199,9 @@ public final class ModelFailure extends RuntimeException {
             }
         }
         return said.length() <= MAX_PROVIDER_TEXT ? said : said.substring(0, MAX_PROVIDER_TEXT) + "…";
+    }
+
+    private static long ceilSeconds(Duration wait) {
+        return wait.toNanosPart() > 0 ? wait.toSeconds() + 1 : wait.toSeconds();
     }
 }

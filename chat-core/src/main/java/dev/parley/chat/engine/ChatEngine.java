@@ -134,8 +134,11 @@ public final class ChatEngine implements AutoCloseable {
     private volatile boolean closed;
 
     private ChatEngine(Builder b) {
-        this.store = Objects.requireNonNull(b.store, "store");
-        this.runtime = Objects.requireNonNull(b.runtime, "runtime");
+        if (b.store == null || b.runtime == null) {
+            throw ChatException.configuration("a ChatEngine needs a " + (b.store == null ? "store" : "runtime"));
+        }
+        this.store = b.store;
+        this.runtime = b.runtime;
         this.limits = b.limits;
         this.doubleTexting = b.doubleTexting;
         this.ownedExecutors = new ArrayList<>();
@@ -464,9 +467,12 @@ public final class ChatEngine implements AutoCloseable {
      * answer to it is on its way expires if that delivery fails.
      *
      * @throws ChatException NOT_FOUND for an unknown run or input (or another owner's); INVALID_INPUT for
-     *     an answer of the wrong shape (see {@link InputChecks#answer}), which changes nothing; CONFLICT as
-     *     above; UNSUPPORTED if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the
-     *     answer could not reach the runtime (the input is pending again)
+     *     an answer of the wrong shape (of another kind than the input, an empty or overlong clarify answer,
+     *     several answers to a single-choice question, a decision the approval does not offer, edited
+     *     arguments where they are not editable, with a decision that does not allow the call, overlong or
+     *     not JSON; a client tool's overlong result), which changes nothing; CONFLICT as above; UNSUPPORTED
+     *     if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the answer could not reach
+     *     the runtime (the input is pending again)
      */
     public AnswerResult answer(String ownerId, String runId, String inputId, InputAnswer answer) {
         Run run = ownedRun(ownerId, runId);
@@ -537,21 +543,29 @@ public final class ChatEngine implements AutoCloseable {
     // ================================================================== find, export, forget
 
     /**
-     * The caller's threads whose title or a message holds every word and phrase of {@code query} (words as
-     * prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match first, each
-     * with a snippet of the matching text.
+     * A page of the caller's threads whose title or a message holds every word and phrase of {@code query}
+     * (words as prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match
+     * first, each with a snippet of the matching text, starting at {@code cursor} (a
+     * {@link SearchPage#nextCursor()} given for the same query; null for the first page). A cursor marks a
+     * place in the ranking: a thread whose messages change between two pages may move, and so show twice or
+     * not at all.
      *
      * @throws ChatException INVALID_INPUT for a query without words, longer than 500 characters or of more
-     *     than 16 terms, a negative offset, or a limit out of range
+     *     than 16 terms, a cursor this engine did not give out for this query, or a limit out of range
      */
-    public List<ThreadSearchHit> searchThreads(String ownerId, String query, int offset, int limit) {
+    public SearchPage searchThreads(String ownerId, String query, @Nullable String cursor, int limit) {
         RequestChecks.owner(ownerId);
         SearchQuery parsed = SearchQuery.of(query);
-        if (offset < 0) {
-            throw ChatException.invalidInput("offset must not be negative, got " + offset);
-        }
+        long skip = cursor == null ? 0 : SearchPage.decode(cursor, parsed);
         RequestChecks.limit(limits, limit);
-        return store.searchThreads(ownerId, parsed, offset, limit);
+        if (skip > Integer.MAX_VALUE - limit - 1) {
+            return new SearchPage(List.of(), null);
+        }
+        List<ThreadSearchHit> hits = store.searchThreads(ownerId, parsed, (int) skip, limit + 1);
+        if (hits.size() <= limit) {
+            return new SearchPage(hits, null);
+        }
+        return new SearchPage(hits.subList(0, limit), SearchPage.encode(parsed, skip + limit));
     }
 
     /**
@@ -755,7 +769,7 @@ public final class ChatEngine implements AutoCloseable {
         public Builder eventRetention(Duration value) {
             Objects.requireNonNull(value, "eventRetention");
             if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException("eventRetention must be positive");
+                throw ChatException.configuration("eventRetention must be positive, got " + value);
             }
             this.eventRetention = value;
             return this;
@@ -781,7 +795,7 @@ public final class ChatEngine implements AutoCloseable {
         public Builder leaseTimeout(Duration value) {
             Objects.requireNonNull(value, "leaseTimeout");
             if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException("leaseTimeout must be positive");
+                throw ChatException.configuration("leaseTimeout must be positive, got " + value);
             }
             this.leaseTimeout = value;
             return this;
@@ -795,7 +809,7 @@ public final class ChatEngine implements AutoCloseable {
         public Builder controlTimeout(Duration value) {
             Objects.requireNonNull(value, "controlTimeout");
             if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException("controlTimeout must be positive");
+                throw ChatException.configuration("controlTimeout must be positive, got " + value);
             }
             this.controlTimeout = value;
             return this;
@@ -851,7 +865,7 @@ public final class ChatEngine implements AutoCloseable {
          */
         public Builder deliveryThreads(int value) {
             if (value < 1) {
-                throw new IllegalArgumentException("deliveryThreads must be positive");
+                throw ChatException.configuration("deliveryThreads must be positive, got " + value);
             }
             this.deliveryThreads = value;
             return this;
@@ -877,7 +891,7 @@ public final class ChatEngine implements AutoCloseable {
         public Builder hostAction(HostAction action) {
             Objects.requireNonNull(action, "action");
             if (hostActions.putIfAbsent(action.spec().name(), action) != null) {
-                throw new IllegalArgumentException("a host action named " + action.spec().name() + " exists");
+                throw ChatException.configuration("a host action named " + action.spec().name() + " exists");
             }
             return this;
         }
@@ -885,7 +899,7 @@ public final class ChatEngine implements AutoCloseable {
         /**
          * Builds the engine and brings the store in line after a restart (see the class comment).
          *
-         * @throws NullPointerException if the runtime or the store is missing
+         * @throws ChatException CONFIGURATION if the runtime or the store is missing
          */
         public ChatEngine build() {
             return new ChatEngine(this);

@@ -1,11 +1,13 @@
 package dev.parley.chat.engine;
 
+import dev.parley.chat.ChatException;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * The engine's limits and tuning, with production defaults ({@link #defaults()}). Immutable; change a
- * value with its {@code with…} method.
+ * value with its {@code with…} method. A value that is not positive, or a default page larger than the
+ * largest, throws {@link ChatException} with {@code CONFIGURATION}.
  *
  * @param maxMessageLength the longest user message or clarify answer, in characters (default 100 000)
  * @param maxPageSize the largest page a list call returns (default 200)
@@ -35,6 +37,10 @@ import java.util.Objects;
  *     newest kept (default 200)
  * @param historyCharacters the most characters of text, tool arguments and results it holds, newest kept
  *     (default 400 000)
+ * @param maxStepsPerAnswer the most steps (thinking, tool calls and results, todos, inputs, statuses) of one
+ *     answer that a thread view shows, a run's {@code ConversationHistory} holds and a compacted run's
+ *     replay keeps, newest kept (default 200): a view says how many it leaves out
+ *     ({@link ThreadView#omittedSteps()}); an export always holds every step, read this many at a time
  */
 public record EngineLimits(
         int maxMessageLength,
@@ -52,7 +58,8 @@ public record EngineLimits(
         int replayPageSize,
         Duration clientToolTimeout,
         int historyMessages,
-        int historyCharacters) {
+        int historyCharacters,
+        int maxStepsPerAnswer) {
 
     public EngineLimits {
         positive(maxMessageLength, "maxMessageLength");
@@ -71,87 +78,108 @@ public record EngineLimits(
         positive(clientToolTimeout, "clientToolTimeout");
         positive(historyMessages, "historyMessages");
         positive(historyCharacters, "historyCharacters");
+        positive(maxStepsPerAnswer, "maxStepsPerAnswer");
         if (defaultPageSize > maxPageSize) {
-            throw new IllegalArgumentException("defaultPageSize must not exceed maxPageSize");
+            throw ChatException.configuration("defaultPageSize must not exceed maxPageSize, got " + defaultPageSize
+                    + " > " + maxPageSize);
         }
     }
 
     public static EngineLimits defaults() {
         return new EngineLimits(100_000, 200, 50, 30, 10_000, Duration.ofMillis(20), 512, 4_096, 4 << 20,
-                Duration.ofSeconds(1), 100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10), 200, 400_000);
+                Duration.ofSeconds(1), 100_000, Duration.ofSeconds(10), 512, Duration.ofMinutes(10), 200, 400_000,
+                200);
     }
 
     public EngineLimits withMaxMessageLength(int value) {
         return new EngineLimits(value, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withSubscriberLagLimit(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, value,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withEventFlush(Duration interval, int batchSize) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 interval, batchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     /** The caps of one store transaction of the batch writer: events, and estimated bytes. */
     public EngineLimits withBatchCaps(int events, int bytes) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, events, bytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withMessageFlushInterval(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, value,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withMaxPendingEvents(int value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                value, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                value, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withCancelGracePeriod(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, value, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, value, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withPageSizes(int defaultSize, int maxSize) {
         return new EngineLimits(maxMessageLength, maxSize, defaultSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withClientToolTimeout(Duration value) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, value, historyMessages, historyCharacters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, value,
+                historyMessages, historyCharacters, maxStepsPerAnswer);
     }
 
     public EngineLimits withHistory(int messages, int characters) {
         return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
                 eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
-                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, messages, characters);
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout, messages, characters,
+                maxStepsPerAnswer);
+    }
+
+    /** The most steps of one answer a view shows, a history holds and a compacted replay keeps, newest kept. */
+    public EngineLimits withMaxStepsPerAnswer(int value) {
+        return new EngineLimits(maxMessageLength, maxPageSize, defaultPageSize, titleLength, subscriberLagLimit,
+                eventFlushInterval, eventFlushBatchSize, maxBatchEvents, maxBatchBytes, messageFlushInterval,
+                maxPendingEvents, cancelGracePeriod, replayPageSize, clientToolTimeout,
+                historyMessages, historyCharacters, value);
     }
 
     private static void positive(int value, String name) {
         if (value < 1) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
+            throw ChatException.configuration(name + " must be positive, got " + value);
         }
     }
 
     private static void positive(Duration value, String name) {
         Objects.requireNonNull(value, name);
         if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException(name + " must be positive, got " + value);
+            throw ChatException.configuration(name + " must be positive, got " + value);
         }
     }
 }

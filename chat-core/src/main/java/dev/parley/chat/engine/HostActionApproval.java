@@ -1,5 +1,6 @@
 package dev.parley.chat.engine;
 
+import dev.parley.chat.ChatException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -13,7 +14,8 @@ import org.jspecify.annotations.Nullable;
  *     42 (€19.90) to the customer's card; this cannot be undone")
  * @param argumentsEditable whether the person may change the arguments before allowing the call
  * @param timeout how long the approval waits before it expires (the call then fails as "not approved in
- *     time"); null for as long as the run waits
+ *     time"); null for as long as the run waits; a timeout that is not positive throws {@link ChatException}
+ *     CONFIGURATION
  */
 public record HostActionApproval(
         ApprovalPolicy policy,
@@ -25,7 +27,7 @@ public record HostActionApproval(
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(description, "description");
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("an approval timeout must be positive");
+            throw ChatException.configuration("an approval timeout must be positive, got " + timeout);
         }
     }
 

@@ -406,8 +406,10 @@ public sealed interface AgentStreamEvent {
      * The run ended without failing: {@code SUCCEEDED}, {@code CANCELLED} or {@code INTERRUPTED}.
      *
      * @param reason a short explanation for CANCELLED and INTERRUPTED, null otherwise
+     * @param truncated SUCCEEDED only: the model stopped at its length limit, so the answer is cut off (the
+     *     run's assistant message is marked {@link dev.parley.chat.model.AssistantMessage#truncated()})
      */
-    record RunFinished(RunStatus status, @Nullable String reason) implements AgentStreamEvent {
+    record RunFinished(RunStatus status, @Nullable String reason, boolean truncated) implements AgentStreamEvent {
         public static final String TYPE = "run_finished";
 
         public RunFinished {
@@ -415,6 +417,14 @@ public sealed interface AgentStreamEvent {
             if (!status.isTerminal() || status == RunStatus.FAILED) {
                 throw new IllegalArgumentException("RunFinished takes SUCCEEDED, CANCELLED or INTERRUPTED, not " + status);
             }
+            if (truncated && status != RunStatus.SUCCEEDED) {
+                throw new IllegalArgumentException("only a SUCCEEDED run has a truncated answer, not " + status);
+            }
+        }
+
+        /** An end whose answer was not cut off. */
+        public RunFinished(RunStatus status, @Nullable String reason) {
+            this(status, reason, false);
         }
 
         @Override
@@ -428,13 +438,30 @@ public sealed interface AgentStreamEvent {
         }
     }
 
-    /** The run failed; {@code code} is an {@link dev.parley.chat.ErrorCode} name or the runtime's own code. */
-    record RunFailed(String code, String message) implements AgentStreamEvent {
+    /**
+     * The run failed.
+     *
+     * @param code why, as text: usually a {@link dev.parley.chat.RunErrorCode} name (every
+     *     {@link dev.parley.chat.ErrorCode} name is one), but a runtime's or adapter's own code may appear;
+     *     readers keep a default for codes they do not know
+     * @param retryAfterSeconds how long the model provider asked to wait before trying again (whole
+     *     seconds), null when it did not say; set with {@code RATE_LIMITED} where the model library reports
+     *     the provider's {@code Retry-After}
+     */
+    record RunFailed(String code, String message, @Nullable Long retryAfterSeconds) implements AgentStreamEvent {
         public static final String TYPE = "run_failed";
 
         public RunFailed {
             Objects.requireNonNull(code, "code");
             Objects.requireNonNull(message, "message");
+            if (retryAfterSeconds != null && retryAfterSeconds < 0) {
+                throw new IllegalArgumentException("retryAfterSeconds must not be negative, got " + retryAfterSeconds);
+            }
+        }
+
+        /** A failure without a retry hint. */
+        public RunFailed(String code, String message) {
+            this(code, message, null);
         }
 
         @Override

@@ -23,6 +23,7 @@ import dev.parley.chat.input.InputKind;
 import dev.parley.chat.input.InputRequest;
 import dev.parley.chat.json.internal.InstantMillis;
 import dev.parley.chat.json.internal.Mixins;
+import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageKind;
 import java.io.IOException;
@@ -63,6 +64,8 @@ public final class ChatJson {
         module.setMixInAnnotation(MessageKind.class, Mixins.MessageKindMixin.class);
         module.setMixInAnnotation(AgentStreamEvent.class, Mixins.EventMixin.class);
         module.setMixInAnnotation(AgentStreamEvent.Unknown.class, Mixins.UnknownEventMixin.class);
+        module.setMixInAnnotation(AssistantMessage.class, Mixins.AssistantMessageMixin.class);
+        module.setMixInAnnotation(AgentStreamEvent.RunFinished.class, Mixins.RunFinishedMixin.class);
         module.setMixInAnnotation(InputRequest.class, Mixins.InputRequestMixin.class);
         module.setMixInAnnotation(InputAnswer.class, Mixins.InputAnswerMixin.class);
         module.setMixInAnnotation(InputKind.class, Mixins.WireNameMixin.class);

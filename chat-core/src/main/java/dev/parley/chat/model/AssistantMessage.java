@@ -8,6 +8,9 @@ import org.jspecify.annotations.Nullable;
  * The agent's answer in a run. Created as an {@link MessageStatus#IN_PROGRESS} placeholder when the run
  * starts; holds the final text, the error when the run failed and the token usage once reported. Its
  * steps (thinking, tools, todos, clarifies) are the messages whose parent is this message.
+ *
+ * @param truncated true when the model stopped at its length limit (its maximum output tokens): the run
+ *     succeeded, but the answer is cut off; a page says so beside it
  */
 public record AssistantMessage(
         String id,
@@ -18,7 +21,8 @@ public record AssistantMessage(
         Instant createdAt,
         String text,
         @Nullable ErrorInfo error,
-        @Nullable TokenUsage usage)
+        @Nullable TokenUsage usage,
+        boolean truncated)
         implements Message {
 
     public AssistantMessage {
@@ -28,6 +32,12 @@ public record AssistantMessage(
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(text, "text");
+    }
+
+    /** An answer that was not cut off. */
+    public AssistantMessage(String id, String threadId, String runId, @Nullable String parentMessageId,
+            MessageStatus status, Instant createdAt, String text, @Nullable ErrorInfo error, @Nullable TokenUsage usage) {
+        this(id, threadId, runId, parentMessageId, status, createdAt, text, error, usage, false);
     }
 
     @Override

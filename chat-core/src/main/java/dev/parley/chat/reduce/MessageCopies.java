@@ -15,7 +15,7 @@ import dev.parley.chat.model.TodoMessage;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.model.UserMessage;
 
-/** Copies of immutable messages with one part changed: streamed text, usage, error or status. Stateless. */
+/** Copies of immutable messages with one part changed: streamed text, usage, error, truncation or status. Stateless. */
 final class MessageCopies {
     private MessageCopies() {
     }
@@ -37,7 +37,7 @@ final class MessageCopies {
         if (m instanceof AssistantMessage) {
             AssistantMessage a = (AssistantMessage) m;
             return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                    text.toString(), a.error(), a.usage());
+                    text.toString(), a.error(), a.usage(), a.truncated());
         }
         if (m instanceof ThinkingMessage) {
             ThinkingMessage t = (ThinkingMessage) m;
@@ -54,12 +54,17 @@ final class MessageCopies {
 
     static AssistantMessage withUsage(AssistantMessage a, TokenUsage tokens) {
         return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), a.error(), tokens);
+                a.text(), a.error(), tokens, a.truncated());
     }
 
     static AssistantMessage withError(AssistantMessage a, ErrorInfo failure) {
         return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), failure, a.usage());
+                a.text(), failure, a.usage(), a.truncated());
+    }
+
+    static AssistantMessage truncated(AssistantMessage a) {
+        return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
+                a.text(), a.error(), a.usage(), true);
     }
 
     /** The same message with another status; streamed text is kept by the slot, not here. */
@@ -72,7 +77,7 @@ final class MessageCopies {
             case ASSISTANT: {
                 AssistantMessage a = (AssistantMessage) m;
                 return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), s, a.createdAt(),
-                        a.text(), a.error(), a.usage());
+                        a.text(), a.error(), a.usage(), a.truncated());
             }
             case THINKING: {
                 ThinkingMessage t = (ThinkingMessage) m;

@@ -67,10 +67,12 @@ import org.jspecify.annotations.Nullable;
  *       id.</li>
  *   <li>{@code usage} replaces the run's token usage and sets it on the assistant message;
  *       {@code runtime_session} records the runtime's session id.</li>
- *   <li>{@code run_finished} ends the run with its status; {@code run_failed} ends it FAILED, sets the
- *       error on the assistant message and adds an error message (id {@code runId + ":error"}). Every
- *       message still IN_PROGRESS takes the final status: COMPLETED, FAILED, CANCELLED or
- *       INTERRUPTED. Partial text is kept.</li>
+ *   <li>{@code run_finished} ends the run with its status; with {@code truncated} (the model stopped at
+ *       its length limit) it also marks the run's assistant message {@code truncated}, and without it
+ *       leaves the mark as it is. {@code run_failed} ends it FAILED, sets the error (with its
+ *       {@code retryAfterSeconds}) on the assistant message and adds an error message (id
+ *       {@code runId + ":error"}). Every message still IN_PROGRESS takes the final status: COMPLETED,
+ *       FAILED, CANCELLED or INTERRUPTED. Partial text is kept.</li>
  *   <li>Messages created by events get the event's timestamp as {@code createdAt}.</li>
  * </ol>
  *
@@ -190,6 +192,9 @@ public final class RunReducer {
         } else if (event instanceof AgentStreamEvent.RunFinished) {
             AgentStreamEvent.RunFinished finished = (AgentStreamEvent.RunFinished) event;
             finishReason = finished.reason();
+            if (finished.truncated()) {
+                markTruncated();
+            }
             finish(finished.status());
         } else if (event instanceof AgentStreamEvent.RunFailed) {
             onFailed((AgentStreamEvent.RunFailed) event, at);
@@ -319,8 +324,16 @@ public final class RunReducer {
         }
     }
 
+    private void markTruncated() {
+        MessageSlot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
+        if (answer != null && answer.base instanceof AssistantMessage) {
+            answer.base = MessageCopies.truncated((AssistantMessage) answer.base);
+            answer.touch();
+        }
+    }
+
     private void onFailed(AgentStreamEvent.RunFailed failed, Instant at) {
-        error = new ErrorInfo(failed.code(), failed.message());
+        error = new ErrorInfo(failed.code(), failed.message(), failed.retryAfterSeconds());
         MessageSlot answer = assistantMessageId == null ? null : slots.get(assistantMessageId);
         if (answer != null && answer.base instanceof AssistantMessage) {
             answer.base = MessageCopies.withError((AssistantMessage) answer.base, error);
@@ -415,17 +428,6 @@ public final class RunReducer {
         InputTrack track = inputs.get(clarifyId);
         MessageSlot slot = track == null ? null : slots.get(track.asked.messageId());
         return slot != null && slot.base instanceof ClarifyMessage ? (ClarifyMessage) slot.materialize() : null;
-    }
-
-    /** The clarify questions still waiting for an answer, oldest first. */
-    public List<ClarifyMessage> pendingClarifies() {
-        List<ClarifyMessage> pending = new ArrayList<>();
-        for (MessageSlot slot : slots.values()) {
-            if (slot.base instanceof ClarifyMessage && slot.base.status() == MessageStatus.IN_PROGRESS) {
-                pending.add((ClarifyMessage) slot.base);
-            }
-        }
-        return pending;
     }
 
     /** Every input still waiting for the person, of every kind, oldest first. */

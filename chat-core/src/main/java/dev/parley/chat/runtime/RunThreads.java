@@ -1,5 +1,7 @@
 package dev.parley.chat.runtime;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Objects;
@@ -38,12 +40,12 @@ public final class RunThreads {
      * Whether {@link #factory} and {@link #executor} give virtual threads now: the JVM has them (Java 21+)
      * and {@value #PROPERTY} is not {@code false}.
      *
-     * @throws IllegalStateException if {@value #PROPERTY} is set to something other than true or false
+     * @throws ChatException CONFIGURATION if {@value #PROPERTY} is set to something other than true or false
      */
     public static boolean virtual() {
         String value = System.getProperty(PROPERTY);
         if (value != null && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
-            throw new IllegalStateException("the system property " + PROPERTY + " must be true or false, not '" + value + "'");
+            throw ChatException.configuration("the system property " + PROPERTY + " must be true or false, not '" + value + "'");
         }
         return LOOM != null && !"false".equalsIgnoreCase(value);
     }
@@ -52,8 +54,8 @@ public final class RunThreads {
      * A factory of threads named {@code prefix-1}, {@code prefix-2}, …: virtual where {@link #virtual()}, else
      * platform daemon threads.
      *
-     * @throws IllegalArgumentException if {@code prefix} is blank
-     * @throws IllegalStateException as {@link #virtual()}
+     * @throws ChatException CONFIGURATION if {@code prefix} is blank
+     * @throws ChatException as {@link #virtual()}
      */
     public static ThreadFactory factory(String prefix) {
         checkPrefix(prefix);
@@ -65,8 +67,8 @@ public final class RunThreads {
      * cached pool of platform daemon threads. The caller owns it and shuts it down; {@code shutdownNow}
      * interrupts its threads.
      *
-     * @throws IllegalArgumentException if {@code prefix} is blank
-     * @throws IllegalStateException as {@link #virtual()}
+     * @throws ChatException CONFIGURATION if {@code prefix} is blank
+     * @throws ChatException as {@link #virtual()}
      */
     public static ExecutorService executor(String prefix) {
         checkPrefix(prefix);
@@ -79,7 +81,7 @@ public final class RunThreads {
     private static void checkPrefix(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
         if (prefix.isBlank()) {
-            throw new IllegalArgumentException("a thread name prefix must not be blank");
+            throw ChatException.configuration("a thread name prefix must not be blank");
         }
     }
 
@@ -87,7 +89,7 @@ public final class RunThreads {
      * A factory of platform daemon threads named {@code prefix-1}, {@code prefix-2}, …, whatever the JVM, for
      * pools that stay on platform threads (a fixed pool, a timer).
      *
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws ChatException CONFIGURATION if {@code prefix} is blank
      */
     public static ThreadFactory platformFactory(String prefix) {
         checkPrefix(prefix);
@@ -109,7 +111,7 @@ public final class RunThreads {
         try {
             return method.invoke(target, args);
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("cannot call " + method, e);
+            throw new ChatException(ErrorCode.INTERNAL, "cannot call " + method, e);
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException) {
@@ -118,7 +120,7 @@ public final class RunThreads {
             if (cause instanceof Error) {
                 throw (Error) cause;
             }
-            throw new IllegalStateException("calling " + method + " failed", cause);
+            throw new ChatException(ErrorCode.INTERNAL, "calling " + method + " failed", cause);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.parley.chat.runtime;
 
+import dev.parley.chat.ChatException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +113,7 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
 
     private StreamPublisher(int capacity, Producer<T> producer) {
         if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
+            throw ChatException.configuration("capacity must be at least 1, got " + capacity);
         }
         this.capacity = capacity;
         this.producer = Objects.requireNonNull(producer, "producer");
@@ -123,7 +124,11 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
         return new StreamPublisher<>(DEFAULT_CAPACITY, producer);
     }
 
-    /** A publisher buffering at most {@code capacity} unrequested items. */
+    /**
+     * A publisher buffering at most {@code capacity} unrequested items.
+     *
+     * @throws ChatException CONFIGURATION if {@code capacity} is below 1
+     */
     public static <T> StreamPublisher<T> create(int capacity, Producer<T> producer) {
         return new StreamPublisher<>(capacity, producer);
     }

@@ -80,6 +80,9 @@ public interface ChatStore extends AutoCloseable {
      * existing {@code (runId, inputId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
      * stored before runs entering them, whatever their order in the batch.
      *
+     * <p>An ended run waits for no input: a batch that stores a run's terminal status also cancels that run's
+     * inputs still PENDING (those inserted by the same batch too), in the same transaction.
+     *
      * <p>All or nothing: when it throws, nothing of the batch is stored.
      *
      * <p>A batch holding a row of a thread that does not exist (a run or a message of it, or a row of one of
@@ -109,8 +112,26 @@ public interface ChatStore extends AutoCloseable {
      */
     List<Message> listTopLevelMessages(String threadId, @Nullable String beforeMessageId, int limit);
 
-    /** The step messages (everything but user and assistant messages) of these runs, in first-save order. */
-    List<Message> listStepMessages(Collection<String> runIds);
+    /**
+     * The newest {@code limitPerRun} step messages (everything but user and assistant messages) of each of
+     * these runs, all in first-save order: a page's answers with their latest steps, however many steps a run
+     * has. Reads about {@code limitPerRun} steps per run, not the run's whole length; empty when
+     * {@code limitPerRun} is below 1. Unknown runs are left out.
+     */
+    List<Message> listNewestStepMessages(Collection<String> runIds, int limitPerRun);
+
+    /**
+     * The oldest {@code limit} step messages of a run that come after its step {@code afterStepId} in
+     * first-save order (from the run's first step when null): for reading every step of a run page by page,
+     * e.g. to export it. Empty if {@code afterStepId} is not a step of this run, or {@code limit} is below 1.
+     */
+    List<Message> listStepMessagesAfter(String runId, @Nullable String afterStepId, int limit);
+
+    /**
+     * How many step messages each of these runs has (to say how many a page of the newest leaves out); runs
+     * without steps, and unknown runs, are left out. Returns counts only, no message.
+     */
+    Map<String, Integer> countStepMessages(Collection<String> runIds);
 
     /**
      * For each parent message id, the ids of the assistant messages that answer it, in first-save order
@@ -226,7 +247,10 @@ public interface ChatStore extends AutoCloseable {
      */
     AnswerOutcome answerInput(String runId, String inputId, InputAnswer answer, Instant at);
 
-    /** Undoes an accepted answer that could not be delivered: the input is PENDING again. */
+    /**
+     * Undoes an accepted answer that could not be delivered: the input is PENDING again — or CANCELLED if its
+     * run has ended (or is gone): an ended run waits for no input.
+     */
     void reopenInput(String runId, String inputId);
 
     /**

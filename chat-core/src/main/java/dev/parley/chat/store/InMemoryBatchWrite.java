@@ -63,6 +63,11 @@ final class InMemoryBatchWrite {
         for (PendingInput input : batch.inputs()) {
             inputs.save(input);
         }
+        for (Run run : batch.runs()) {
+            if (run.status().isTerminal()) {
+                inputs.cancelPending(run.id(), run.finishedAt() != null ? run.finishedAt() : run.createdAt());
+            }
+        }
         for (StoreBatch.SeqReservation reservation : batch.reservations()) {
             runs.reserveSeq(reservation.runId(), reservation.upTo());
         }

@@ -111,9 +111,23 @@ public final class InMemoryChatStore implements ChatStore {
     }
 
     @Override
-    public List<Message> listStepMessages(Collection<String> runIds) {
+    public List<Message> listNewestStepMessages(Collection<String> runIds, int limitPerRun) {
         synchronized (lock) {
-            return messages.listSteps(runIds);
+            return messages.listNewestSteps(runIds, limitPerRun);
+        }
+    }
+
+    @Override
+    public List<Message> listStepMessagesAfter(String runId, @Nullable String afterStepId, int limit) {
+        synchronized (lock) {
+            return messages.listStepsAfter(runId, afterStepId, limit);
+        }
+    }
+
+    @Override
+    public Map<String, Integer> countStepMessages(Collection<String> runIds) {
+        synchronized (lock) {
+            return messages.countSteps(runIds);
         }
     }
 
@@ -306,7 +320,9 @@ public final class InMemoryChatStore implements ChatStore {
     @Override
     public void reopenInput(String runId, String inputId) {
         synchronized (lock) {
-            inputs.reopen(runId, inputId);
+            Run run = runs.find(runId);
+            boolean ended = run == null || run.status().isTerminal();
+            inputs.reopen(runId, inputId, ended);
         }
     }
 

@@ -71,11 +71,13 @@ final class InMemoryInputs {
     }
 
     /** Makes an ANSWERED input PENDING again, without its answer; any other is left as it is. */
-    void reopen(String runId, String inputId) {
+    /** Takes an answer back: PENDING again, or CANCELLED when the run has ended (it waits for nothing). */
+    void reopen(String runId, String inputId, boolean runEnded) {
         Map<String, PendingInput> inputs = inputsByRun.get(runId);
         PendingInput input = inputs == null ? null : inputs.get(inputId);
         if (input != null && input.state() == InputState.ANSWERED) {
-            inputs.put(inputId, input.resolved(InputState.PENDING, null, null));
+            inputs.put(inputId, runEnded ? input.resolved(InputState.CANCELLED, null, input.resolvedAt())
+                    : input.resolved(InputState.PENDING, null, null));
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -114,13 +115,40 @@ final class InMemoryMessages {
         return collect(ids.subList(start, Math.min(ids.size(), start + limit)));
     }
 
-    /** The steps of the runs, run by run, each run's in first-save order. */
-    List<Message> listSteps(Collection<String> runIds) {
-        List<Message> steps = new ArrayList<>();
-        for (String runId : runIds) {
-            steps.addAll(collect(stepsByRun.getOrDefault(runId, List.of())));
+    /** See {@link ChatStore#listNewestStepMessages}: each run's newest {@code limitPerRun}, in first-save order. */
+    List<Message> listNewestSteps(Collection<String> runIds, int limitPerRun) {
+        if (limitPerRun < 1) {
+            return List.of();
         }
+        List<Message> steps = new ArrayList<>();
+        for (String runId : new LinkedHashSet<>(runIds)) {
+            List<String> ids = stepsByRun.getOrDefault(runId, List.of());
+            steps.addAll(collect(ids.subList(Math.max(0, ids.size() - limitPerRun), ids.size())));
+        }
+        steps.sort(Comparator.comparing(m -> saveOrder.get(m.id())));
         return steps;
+    }
+
+    /** See {@link ChatStore#listStepMessagesAfter}: the page of a run's steps right after {@code afterStepId}. */
+    List<Message> listStepsAfter(String runId, @Nullable String afterStepId, int limit) {
+        List<String> ids = stepsByRun.getOrDefault(runId, List.of());
+        int start = afterStepId == null ? 0 : ids.indexOf(afterStepId) + 1;
+        if (limit < 1 || afterStepId != null && start == 0) {
+            return List.of();
+        }
+        return collect(ids.subList(Math.min(ids.size(), start), Math.min(ids.size(), start + limit)));
+    }
+
+    /** See {@link ChatStore#countStepMessages}: runs without steps are left out. */
+    Map<String, Integer> countSteps(Collection<String> runIds) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String runId : runIds) {
+            List<String> ids = stepsByRun.get(runId);
+            if (ids != null && !ids.isEmpty()) {
+                counts.put(runId, ids.size());
+            }
+        }
+        return counts;
     }
 
     private List<Message> collect(List<String> ids) {

@@ -47,10 +47,14 @@ abstract class AgentLoopFixture {
     }
 
     String answer(Run run) {
-        return ((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text();
+        return answerMessage(run).text();
+    }
+
+    AssistantMessage answerMessage(Run run) {
+        return (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
     }
 
     List<Message> steps(Run run) {
-        return store.listStepMessages(List.of(run.id()));
+        return store.listStepMessagesAfter(run.id(), null, 1_000);
     }
 }

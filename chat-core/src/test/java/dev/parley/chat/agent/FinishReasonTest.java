@@ -30,6 +30,18 @@ class FinishReasonTest extends AgentLoopFixture {
     }
 
     @Test
+    void anAnswerThatStopsOnItsOwnIsNotMarkedTruncated() {
+        ScriptedModel model = ScriptedModel.replying(reply().text("Because.").finish("stop"));
+        try (ChatEngine engine = engine(model, b -> b)) {
+            Run run = runToEnd(engine, NewThread.empty(), "why?");
+
+            assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(answerMessage(run).truncated()).isFalse();
+            assertThat(steps(run)).noneMatch(StatusMessage.class::isInstance);
+        }
+    }
+
+    @Test
     void aResponseWithToolCallsButNoFinishReasonRunsNoTool() {
         ScriptedModel model = ScriptedModel.replying(reply().toolCall(0, "call_1", "lookup_order", "{\"id\":4").finish(null));
         try (ChatEngine engine = engine(model, b -> b)) {
@@ -50,6 +62,7 @@ class FinishReasonTest extends AgentLoopFixture {
 
                 assertThat(run.status()).as(reason).isEqualTo(RunStatus.SUCCEEDED);
                 assertThat(answer(run)).isEqualTo("The three reasons are: first, ");
+                assertThat(answerMessage(run).truncated()).as("the field the page shows").isTrue();
                 assertThat(steps(run)).filteredOn(StatusMessage.class::isInstance).singleElement().satisfies(m -> {
                     assertThat(((StatusMessage) m).level()).isEqualTo("warn");
                     assertThat(((StatusMessage) m).text()).contains("cut off at the model's length limit");
@@ -67,6 +80,7 @@ class FinishReasonTest extends AgentLoopFixture {
             Run run = runToEnd(engine, NewThread.empty(), "order 42?");
 
             assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(answerMessage(run).truncated()).isTrue();
             assertThat(lookups).isEmpty();
             assertThat(model.requests()).hasSize(1);
             assertThat(steps(run)).filteredOn(ResultMessage.class::isInstance).singleElement().satisfies(m -> {

@@ -2,6 +2,8 @@ package dev.parley.chat.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -64,9 +66,26 @@ class ModelFailureTest {
         ModelFailure limited = ModelFailure.ofHttpStatus(429, "{\"error\":\"slow down\"}", null, Duration.ofSeconds(20));
         assertThat(limited.kind()).isEqualTo(ModelFailure.Kind.RATE_LIMITED);
         assertThat(limited.retryAfter()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(limited.retryAfterSeconds()).isEqualTo(20L);
         assertThat(limited.getMessage())
                 .isEqualTo("The model provider is limiting requests (HTTP 429): slow down (retry after 20 s)");
         assertThat(ModelFailure.ofHttpStatus(503, "busy", null, Duration.ofSeconds(5)).retryAfter())
                 .as("only a rate limit keeps it").isNull();
+    }
+
+    @Test
+    void aModelFailureIsAChatExceptionWhoseCodeIsTheRunsCode() {
+        ModelFailure limited = ModelFailure.ofHttpStatus(429, null, null, Duration.ofMillis(1_500));
+        assertThat(limited).isInstanceOf(ChatException.class);
+        assertThat(limited.code()).isEqualTo(ErrorCode.RATE_LIMITED);
+        assertThat(limited.retryAfterSeconds()).as("rounded up").isEqualTo(2L);
+        assertThat(limited.getMessage()).endsWith("(retry after 2 s)");
+        assertThat(ModelFailure.ofHttpStatus(401, null, null).code()).isEqualTo(ErrorCode.AUTHENTICATION_FAILED);
+        assertThat(ModelFailure.ofHttpStatus(400, "context_length_exceeded", null).code())
+                .isEqualTo(ErrorCode.CONTEXT_TOO_LONG);
+        assertThat(ModelFailure.ofHttpStatus(503, null, null).code()).isEqualTo(ErrorCode.RUNTIME_UNAVAILABLE);
+        assertThat(ModelFailure.ofHttpStatus(400, null, null).code()).isEqualTo(ErrorCode.INVALID_INPUT);
+        assertThat(ModelFailure.ofHttpStatus(302, null, null).code()).isEqualTo(ErrorCode.RUNTIME_FAILED);
+        assertThat(new ModelFailure(ModelFailure.Kind.FAILED, "no").retryAfterSeconds()).isNull();
     }
 }

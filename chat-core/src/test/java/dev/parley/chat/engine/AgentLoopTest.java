@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.RunErrorCode;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.agent.ModelFailure;
 import dev.parley.chat.agent.ModelMessage;
@@ -73,7 +74,7 @@ class AgentLoopTest {
     private List<Message> messagesOf(Run run) {
         List<Message> messages = new ArrayList<>();
         messages.add(store.findMessage(run.assistantMessageId()).orElseThrow());
-        messages.addAll(store.listStepMessages(List.of(run.id())));
+        messages.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
         return messages;
     }
 
@@ -252,10 +253,30 @@ class AgentLoopTest {
             try (ChatEngine engine = engine(model)) {
                 String threadId = engine.createThread(ALICE, NewThread.empty()).id();
                 Run run = run(engine, threadId, StartRun.of("hi"), RunStatus.FAILED);
-                assertThat(run.error().code()).as(kind.name()).isEqualTo(kind.code());
+                assertThat(run.error().code()).as(kind.name()).isEqualTo(kind.code().name());
+                assertThat(run.error().knownCode()).as(kind.name()).isEqualTo(RunErrorCode.of(kind.code()));
                 assertThat(run.error().message()).isEqualTo("the provider said no");
+                assertThat(run.error().retryAfterSeconds()).isNull();
                 assertThat(answer(run)).isEqualTo("Hal");
             }
+        }
+    }
+
+    @Test
+    void aRateLimitCarriesTheProvidersRetryAfterOnTheRunsError() {
+        ModelFailure limited = ModelFailure.ofHttpStatus(429, "{\"error\":{\"message\":\"slow down\"}}", null,
+                Duration.ofMillis(19_200));
+        ScriptedModel model = ScriptedModel.replying(reply().text("Hal").fail(limited));
+        try (ChatEngine engine = engine(model)) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            Run run = run(engine, threadId, StartRun.of("hi"), RunStatus.FAILED);
+
+            assertThat(run.error().knownCode()).isEqualTo(RunErrorCode.RATE_LIMITED);
+            assertThat(run.error().retryAfterSeconds()).as("rounded up to whole seconds").isEqualTo(20L);
+            assertThat(run.error().message()).contains("slow down").contains("retry after 20 s");
+            AssistantMessage answer = (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
+            assertThat(answer.error()).isEqualTo(run.error());
+            assertThat(store.findRun(run.id()).orElseThrow().error().retryAfterSeconds()).isEqualTo(20L);
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
@@ -172,7 +173,7 @@ class ChatEngineTest extends EngineTestSupport {
         AssistantMessage answer = (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
         assertThat(answer.text()).isEqualTo("Partial answer");
         assertThat(answer.status()).isEqualTo(MessageStatus.CANCELLED);
-        assertThat(store.listStepMessages(List.of(run.id()))).allMatch(m -> m.status().isFinal());
+        assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).allMatch(m -> m.status().isFinal());
         assertThat(engine.cancel(ALICE, ticket.runId()).status()).as("cancelling again changes nothing")
                 .isEqualTo(RunStatus.CANCELLED);
 
@@ -221,10 +222,10 @@ class ChatEngineTest extends EngineTestSupport {
 
         awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
         RunState waiting = engine.state(ALICE, ticket.runId());
-        assertThat(waiting.pendingClarifies()).hasSize(1);
-        ClarifyMessage question = waiting.pendingClarifies().get(0);
-        assertThat(question.question()).isEqualTo("Which city?");
-        assertThat(question.choices()).containsExactly("Paris", "Rome");
+        assertThat(waiting.pendingInputs()).singleElement().satisfies(input -> {
+            assertThat(input.inputId()).isEqualTo("ask-1");
+            assertThat(input.request()).isEqualTo(new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false));
+        });
         assertThat(store.findInput(ticket.runId(), "ask-1")).as("stored before it was shown").isPresent();
         assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
 
@@ -243,11 +244,11 @@ class ChatEngineTest extends EngineTestSupport {
 
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("You chose Rome.");
-        ClarifyMessage stored = (ClarifyMessage) store.listStepMessages(List.of(run.id())).stream()
+        ClarifyMessage stored = (ClarifyMessage) store.listStepMessagesAfter(run.id(), null, 1_000).stream()
                 .filter(m -> m instanceof ClarifyMessage).findFirst().orElseThrow();
         assertThat(stored.answer()).containsExactly("Rome");
         assertThat(stored.status()).isEqualTo(MessageStatus.COMPLETED);
-        assertThat(engine.state(ALICE, ticket.runId()).pendingClarifies()).isEmpty();
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).isEmpty();
     }
 
     @Test
@@ -259,7 +260,7 @@ class ChatEngineTest extends EngineTestSupport {
         engine.cancel(ALICE, ticket.runId());
         awaitRun(engine, ticket.runId(), RunStatus.CANCELLED);
         assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, ticket.runId(), "ask-1", List.of("yes")));
-        assertThat(engine.state(ALICE, ticket.runId()).pendingClarifies()).isEmpty();
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).isEmpty();
     }
 
     // ------------------------------------------------------------------ multi-turn and double texting
@@ -421,7 +422,7 @@ class ChatEngineTest extends EngineTestSupport {
         assertThat(runtime.toolResults()).hasSize(2).allMatch(r -> r.result().equals("order {\"id\":42} #1"));
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("order {\"id\":42} #1 / order {\"id\":42} #1");
-        List<Message> steps = store.listStepMessages(List.of(run.id()));
+        List<Message> steps = store.listStepMessagesAfter(run.id(), null, 1_000);
         assertThat(steps).filteredOn(m -> m instanceof ResultMessage).hasSize(1)
                 .allSatisfy(m -> assertThat(((ResultMessage) m).result()).isEqualTo("order {\"id\":42} #1"));
         assertThat(steps).filteredOn(m -> m instanceof ActionExecutionMessage)
@@ -441,7 +442,7 @@ class ChatEngineTest extends EngineTestSupport {
         assertThat(runtime.toolResults()).singleElement().satisfies(r -> assertThat(r.error()).isTrue());
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("The tool failed: host action explode failed: database offline");
-        assertThat(store.listStepMessages(List.of(run.id()))).filteredOn(m -> m instanceof ActionExecutionMessage)
+        assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).filteredOn(m -> m instanceof ActionExecutionMessage)
                 .allSatisfy(m -> assertThat(m.status()).isEqualTo(MessageStatus.FAILED));
     }
 

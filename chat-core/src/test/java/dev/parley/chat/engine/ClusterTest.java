@@ -168,7 +168,7 @@ class ClusterTest extends EngineTestSupport {
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
         awaitRunVia(b, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
-        assertThat(b.state(ALICE, ticket.runId()).pendingClarifies()).hasSize(1);
+        assertThat(b.state(ALICE, ticket.runId()).pendingInputs()).hasSize(1);
 
         assertThat(b.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
         Run run = awaitRunVia(b, ticket.runId(), RunStatus.SUCCEEDED);
@@ -620,5 +620,34 @@ class ClusterTest extends EngineTestSupport {
         List<RunEvent> stored = store.readEvents(ticket.runId(), cursor, 1_000);
         assertThat(onB.events()).isEqualTo(stored);
         assertThat(stored.get(stored.size() - 1).event().isTerminal()).isTrue();
+    }
+
+    /**
+     * Found by the simulation: a subscriber on an instance that lost a run's lease (and let the run go, staying
+     * up) read on from the abandoned run's memory and either waited for good or saw that instance's own end,
+     * never stored. It now follows the run from the store, and sees the end the new holder stored.
+     */
+    @Test
+    void aSubscriberOnAnInstanceThatLetTheRunGoFollowsTheNewHolder() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.slow(400, 10)), storeOfA.store());
+        instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onA = EventCollector.unbounded().subscribeTo(a.subscribe(ALICE, ticket.runId(), 0)).awaitCount(5);
+
+        storeOfA.fail("leaseRuns");
+        onA.awaitDone();
+        storeOfA.heal("leaseRuns");
+        assertThat(onA.completed()).isTrue();
+        List<RunEvent> stored = store.readEvents(ticket.runId(), 0, 100_000);
+        assertThat(stored.get(stored.size() - 1).event())
+                .isEqualTo(new dev.parley.chat.event.AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
+                        "the host stopped while the run was active"));
+        assertThat(onA.events().get(onA.events().size() - 1)).isEqualTo(stored.get(stored.size() - 1));
+        java.util.Set<Long> storedSeqs = new java.util.HashSet<>(stored.stream().map(RunEvent::seq).toList());
+        assertThat(onA.events()).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(onA.events()).filteredOn(e -> storedSeqs.contains(e.seq()))
+                .allSatisfy(e -> assertThat(stored).contains(e));
     }
 }

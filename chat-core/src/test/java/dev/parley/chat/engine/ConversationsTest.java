@@ -264,14 +264,55 @@ class ConversationsTest extends EngineTestSupport {
         String lisbon = engine.createThread(ALICE, new NewThread("Lisbon", null, null)).id();
         send(engine, lisbon, "pastel de nata recipes");
         String elsewhere = engine.createThread(MALLORY, new NewThread("Lisbon too", null, null)).id();
-        assertThat(engine.searchThreads(ALICE, "nata", 0, 10)).extracting(h -> h.thread().id()).containsExactly(lisbon);
-        assertThat(engine.searchThreads(ALICE, "LISBON", 0, 10)).extracting(h -> h.thread().id()).containsExactly(lisbon);
-        assertThat(engine.searchThreads(MALLORY, "nata", 0, 10)).isEmpty();
+        assertThat(engine.searchThreads(ALICE, "nata", null, 10).hits()).extracting(h -> h.thread().id())
+                .containsExactly(lisbon);
+        assertThat(engine.searchThreads(ALICE, "LISBON", null, 10).hits()).extracting(h -> h.thread().id())
+                .containsExactly(lisbon);
+        assertThat(engine.searchThreads(ALICE, "nata", null, 10).nextCursor()).isNull();
+        assertThat(engine.searchThreads(MALLORY, "nata", null, 10).hits()).isEmpty();
         assertThat(elsewhere).isNotNull();
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "  \"\" *** ", 0, 10));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "x".repeat(501), 0, 10));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "nata", -1, 10));
-        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "nata", 0, 0));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "  \"\" *** ", null, 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "x".repeat(501), null, 10));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "nata", null, 0));
+    }
+
+    @Test
+    void searchPagesByCursorLikeEveryOtherList() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("noted")));
+        for (int i = 0; i < 5; i++) {
+            engine.createThread(ALICE, new NewThread("okapi notes " + i, null, null));
+        }
+        engine.createThread(ALICE, new NewThread("giraffe notes", null, null));
+        List<String> everyHit = engine.searchThreads(ALICE, "okapi", null, 50).hits().stream()
+                .map(h -> h.thread().id()).toList();
+        assertThat(everyHit).hasSize(5);
+
+        List<String> paged = new ArrayList<>();
+        List<Integer> sizes = new ArrayList<>();
+        String cursor = null;
+        do {
+            SearchPage page = engine.searchThreads(ALICE, "okapi", cursor, 2);
+            page.hits().forEach(h -> paged.add(h.thread().id()));
+            sizes.add(page.hits().size());
+            cursor = page.nextCursor();
+        } while (cursor != null);
+        assertThat(sizes).containsExactly(2, 2, 1);
+        assertThat(paged).as("the pages together are the whole ranking, in order").isEqualTo(everyHit);
+
+        String second = engine.searchThreads(ALICE, "okapi", null, 2).nextCursor();
+        assertThat(engine.searchThreads(ALICE, "  OKAPI ", second, 2).hits()).as("the same query, typed again")
+                .extracting(h -> h.thread().id()).isEqualTo(everyHit.subList(2, 4));
+        assertThat(engine.searchThreads(MALLORY, "okapi", second, 2).hits()).as("another owner's cursor shows nothing of Alice's")
+                .isEmpty();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "okapi", "2", 2));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "okapi", "not a cursor!", 2));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "giraffe", second, 2));
+        String threadCursor = engine.listThreads(ALICE, null, 2).nextCursor();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "okapi", threadCursor, 2));
+        String negative = java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(new String(java.util.Base64.getUrlDecoder().decode(second)).replace(":2:", ":-2:")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.searchThreads(ALICE, "okapi", negative, 2));
     }
 
     @Test

@@ -427,7 +427,7 @@ class PendingInputsTest extends EngineTestSupport {
         RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
         PendingInput asked = awaitPending(engine, ticket.runId(), InputKind.CLARIFY);
         assertThat(asked.inputId()).isEqualTo("ask-1");
-        assertThat(engine.state(ALICE, ticket.runId()).pendingClarifies()).extracting(c -> c.clarifyId())
+        assertThat(engine.state(ALICE, ticket.runId()).pendingInputs()).extracting(PendingInput::inputId)
                 .containsExactly("ask-1");
         assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
         assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", new ClarifyAnswer(List.of("Rome"))))

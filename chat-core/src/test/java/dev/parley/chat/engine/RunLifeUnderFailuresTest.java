@@ -6,7 +6,7 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
-import dev.parley.chat.model.ClarifyMessage;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ClarifyReply;
@@ -79,8 +79,8 @@ class RunLifeUnderFailuresTest extends EngineTestSupport {
             if (state == null) {
                 return false;
             }
-            for (ClarifyMessage question : state.pendingClarifies()) {
-                probe(() -> engine.answer(ALICE, runId, question.clarifyId(), List.of("a")));
+            for (PendingInput question : state.pendingInputs()) {
+                probe(() -> engine.answer(ALICE, runId, question.inputId(), List.of("a")));
             }
             return state.run().status().isTerminal();
         }, done -> done, "run " + runId + " to end");

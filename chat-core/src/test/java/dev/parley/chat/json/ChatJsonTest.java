@@ -60,6 +60,9 @@ class ChatJsonTest {
                 new AssistantMessage("m2", "t", "r", "m1", MessageStatus.FAILED, AT, "partial",
                         new ErrorInfo("RUNTIME_FAILED", "boom"), new TokenUsage(1, 2, 3)),
                 new AssistantMessage("m2b", "t", "r", "m1", MessageStatus.IN_PROGRESS, AT, "", null, null),
+                new AssistantMessage("m2c", "t", "r", "m1", MessageStatus.COMPLETED, AT, "cut", null, null, true),
+                new AssistantMessage("m2d", "t", "r", "m1", MessageStatus.FAILED, AT, "",
+                        new ErrorInfo("RATE_LIMITED", "slow down", 20L), null),
                 new ThinkingMessage("m3", "t", "r", "m2", MessageStatus.IN_PROGRESS, AT, "hmm"),
                 new ActionExecutionMessage("m4", "t", "r", "m2", MessageStatus.COMPLETED, AT, "x1", "search",
                         "{\"q\":\"rain\"}"),
@@ -114,7 +117,9 @@ class ChatJsonTest {
                 new AgentStreamEvent.Usage(5, 6, 11),
                 new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stop"),
                 new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null),
-                new AgentStreamEvent.RunFailed("RUNTIME_FAILED", "boom"));
+                new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null, true),
+                new AgentStreamEvent.RunFailed("RUNTIME_FAILED", "boom"),
+                new AgentStreamEvent.RunFailed("RATE_LIMITED", "slow down", 20L));
     }
 
     @ParameterizedTest
@@ -177,6 +182,26 @@ class ChatJsonTest {
         JsonNode user = json.readTree(json.write(new UserMessage("u", "t", "r", null, MessageStatus.COMPLETED, AT, "hi")));
         assertThat(user.get("createdAt").asLong()).isEqualTo(AT.toEpochMilli());
         assertThat(user.has("parentMessageId")).as("null fields are left out").isFalse();
+    }
+
+    @Test
+    void aTruncatedMarkIsWrittenOnlyWhenSetAndOlderJsonReadsWithoutIt() {
+        AssistantMessage whole = new AssistantMessage("a", "t", "r", null, MessageStatus.COMPLETED, AT, "done", null, null);
+        assertThat(json.readTree(json.write(whole)).has("truncated")).isFalse();
+        assertThat(json.readTree(json.write(new AssistantMessage("a", "t", "r", null, MessageStatus.COMPLETED, AT,
+                "cut", null, null, true))).get("truncated").asBoolean()).isTrue();
+        assertThat(json.readEvent("{\"type\":\"run_finished\",\"status\":\"SUCCEEDED\"}"))
+                .isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null, false));
+        assertThat(json.readTree(json.write(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null))))
+                .isEqualTo(json.readTree("{\"type\":\"run_finished\",\"status\":\"SUCCEEDED\"}"));
+        assertThat(json.write(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null, true))).contains("\"truncated\":true");
+        assertThatThrownBy(() -> new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stop", true))
+                .isInstanceOf(IllegalArgumentException.class);
+        AssistantMessage older = (AssistantMessage) json.readMessage("{\"type\":\"assistant\",\"id\":\"a\","
+                + "\"threadId\":\"t\",\"runId\":\"r\",\"status\":\"COMPLETED\",\"createdAt\":1,\"text\":\"x\","
+                + "\"error\":{\"code\":\"RUNTIME_FAILED\",\"message\":\"m\"}}");
+        assertThat(older.truncated()).isFalse();
+        assertThat(older.error()).isEqualTo(new ErrorInfo("RUNTIME_FAILED", "m", null));
     }
 
     @Test

@@ -60,7 +60,7 @@ class RunReducerTest {
     }
 
     @Test
-    void exposesToolCallsAndPendingClariesForTheEngine() {
+    void exposesToolCallsAndPendingInputsForTheEngine() {
         started();
         apply(new AgentStreamEvent.ToolCallStart("c", "x1", "lookup", "{\"id\":"));
         apply(new AgentStreamEvent.ToolCallArgs("x1", "7}"));
@@ -68,10 +68,11 @@ class RunReducerTest {
         assertThat(reducer.action("nope")).isNull();
 
         apply(new AgentStreamEvent.ClarifyRequested("q", "c1", "ok?", List.of(), false, "9"));
-        assertThat(reducer.pendingClarifies()).extracting(c -> c.clarifyId()).containsExactly("c1");
+        assertThat(reducer.pendingInputs()).extracting(i -> i.inputId()).containsExactly("c1");
+        assertThat(reducer.pendingInputs().get(0).resumeToken()).isEqualTo("9");
         assertThat(reducer.clarify("c1").isPending()).isTrue();
         apply(new AgentStreamEvent.ClarifyResolved("c1", AgentStreamEvent.ClarifyOutcome.ANSWERED, List.of("yes")));
-        assertThat(reducer.pendingClarifies()).isEmpty();
+        assertThat(reducer.pendingInputs()).isEmpty();
         assertThat(reducer.clarify("c1").answer()).containsExactly("yes");
     }
 }

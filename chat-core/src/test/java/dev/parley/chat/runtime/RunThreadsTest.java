@@ -4,6 +4,8 @@ import static dev.parley.chat.testing.ScriptedModel.Reply.reply;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.HostAction;
@@ -108,11 +110,12 @@ class RunThreadsTest {
     @Test
     void aMisspelledPropertyOrABlankPrefixIsRefusedClearly() {
         System.setProperty(RunThreads.PROPERTY, "no");
-        assertThatThrownBy(() -> RunThreads.executor("test")).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> RunThreads.executor("test")).isInstanceOfSatisfying(ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION))
                 .hasMessage("the system property parley.virtualThreads must be true or false, not 'no'");
         System.clearProperty(RunThreads.PROPERTY);
-        assertThatThrownBy(() -> RunThreads.factory(" ")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("blank");
+        assertThatThrownBy(() -> RunThreads.factory(" ")).isInstanceOfSatisfying(ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION)).hasMessageContaining("blank");
     }
 
     /** The engine's run work and the agent loop run on run threads. */

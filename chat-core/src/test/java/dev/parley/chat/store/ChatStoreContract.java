@@ -209,7 +209,7 @@ public abstract class ChatStoreContract {
         assertThat(store.findRun("r1")).isEmpty();
         assertThat(store.findMessage("r1-u")).isEmpty();
         assertThat(store.findMessage("r1-a")).isEmpty();
-        assertThat(store.listStepMessages(List.of("r1"))).isEmpty();
+        assertThat(store.listStepMessagesAfter("r1", null, 1_000)).isEmpty();
         assertThat(store.readEvents("r1", 0, 100)).isEmpty();
         assertThat(store.lastSeq("r1")).isZero();
         assertThat(store.findInput("r1", "c1")).isEmpty();
@@ -220,7 +220,9 @@ public abstract class ChatStoreContract {
         assertThat(store.findRun("r1b")).isEmpty();
         assertThat(store.findLease("r1b")).isEmpty();
         assertThat(store.findMessage("orphan-step")).isEmpty();
-        assertThat(store.listStepMessages(List.of("run-never-stored"))).isEmpty();
+        assertThat(store.listStepMessagesAfter("run-never-stored", null, 1_000)).isEmpty();
+        assertThat(store.listNewestStepMessages(List.of("r1", "run-never-stored"), 10)).isEmpty();
+        assertThat(store.countStepMessages(List.of("r1", "run-never-stored"))).isEmpty();
         assertThat(store.isApprovedForThread("t1", "refund")).isFalse();
         assertThat(store.findThreadRuns("t1", EnumSet.allOf(RunStatus.class))).isEmpty();
         store.createThread(thread("t1", "alice", T0));
@@ -370,7 +372,7 @@ public abstract class ChatStoreContract {
         List<Message> all = List.of(
                 user("u", "t", "r", T0),
                 new AssistantMessage("a", "t", "r", "u", MessageStatus.FAILED, at(1), "partial ✓ " + "x".repeat(200_000),
-                        new ErrorInfo("RUNTIME_FAILED", "boom"), new TokenUsage(1, 2, 3)),
+                        new ErrorInfo("RATE_LIMITED", "boom", 20L), new TokenUsage(1, 2, 3)),
                 new ThinkingMessage("th", "t", "r", "a", MessageStatus.COMPLETED, at(2), "hmm"),
                 new ActionExecutionMessage("ac", "t", "r", "a", MessageStatus.COMPLETED, at(3), "x1", "search", "{\"q\":1}"),
                 new ResultMessage("re", "t", "r", "a", MessageStatus.COMPLETED, at(4), "x1", "search", "ok", true),
@@ -389,7 +391,7 @@ public abstract class ChatStoreContract {
             assertThat(store.findMessage(message.id())).contains(message);
         }
         assertThat(store.listTopLevelMessages("t", null, 10)).containsExactlyElementsOf(all.subList(0, 2));
-        assertThat(store.listStepMessages(List.of("r"))).containsExactlyElementsOf(all.subList(2, all.size()));
+        assertThat(store.listStepMessagesAfter("r", null, 1_000)).containsExactlyElementsOf(all.subList(2, all.size()));
     }
 
     @Test
@@ -408,8 +410,8 @@ public abstract class ChatStoreContract {
                 .build());
         assertThat(store.listTopLevelMessages("t", null, 10)).extracting(Message::id).containsExactly("u1", "a1", "u2");
         assertThat(((AssistantMessage) store.findMessage("a1").orElseThrow()).text()).isEqualTo("answer a1");
-        assertThat(store.listStepMessages(List.of("r1"))).extracting(Message::id).containsExactly("s1", "s2");
-        assertThat(store.listStepMessages(List.of("r1")).get(0).status()).isEqualTo(MessageStatus.COMPLETED);
+        assertThat(store.listStepMessagesAfter("r1", null, 1_000)).extracting(Message::id).containsExactly("s1", "s2");
+        assertThat(store.listStepMessagesAfter("r1", null, 1_000).get(0).status()).isEqualTo(MessageStatus.COMPLETED);
     }
 
     @Test
@@ -426,8 +428,100 @@ public abstract class ChatStoreContract {
         assertThat(store.listTopLevelMessages("t", "u2", 3)).extracting(Message::id).containsExactly("u0", "u1");
         assertThat(store.listTopLevelMessages("t", "u0", 3)).isEmpty();
         assertThat(store.listTopLevelMessages("other", null, 3)).isEmpty();
-        assertThat(store.listStepMessages(List.of("r3", "r5"))).extracting(Message::id).containsExactly("step3", "step5");
-        assertThat(store.listStepMessages(List.of())).isEmpty();
+        assertThat(store.listNewestStepMessages(List.of("r5", "r3"), 10)).extracting(Message::id).containsExactly("step3", "step5");
+        assertThat(store.listNewestStepMessages(List.of(), 10)).isEmpty();
+    }
+
+    /**
+     * Two runs' steps saved interleaved, with r1's question and answer among them, r1's first step saved again
+     * last: s1-0 s1-1 s2-0 s1-2 s2-1 s1-3 s2-2 s1-4 in first-save order.
+     */
+    private void interleavedSteps() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder()
+                .message(user("u1", "t", "r1", T0))
+                .message(new AssistantMessage("a1", "t", "r1", "u1", MessageStatus.IN_PROGRESS, T0, "", null, null))
+                .message(step("s1-0", "r1")).message(step("s1-1", "r1")).message(step("s2-0", "r2"))
+                .message(step("s1-2", "r1")).message(step("s2-1", "r2"))
+                .build());
+        store.write(StoreBatch.builder()
+                .message(step("s1-3", "r1")).message(answer("a1", "t", "r1", "u1")).message(step("s2-2", "r2"))
+                .message(step("s1-4", "r1"))
+                .message(new ThinkingMessage("s1-0", "t", "r1", "a1", MessageStatus.COMPLETED, at(9), "saved again"))
+                .build());
+    }
+
+    private static ThinkingMessage step(String id, String runId) {
+        return new ThinkingMessage(id, "t", runId, runId.equals("r1") ? "a1" : "a2", MessageStatus.IN_PROGRESS, T0,
+                "thinking " + id);
+    }
+
+    @Test
+    void eachRunsNewestStepsAreReadUpToTheLimitInFirstSaveOrder() {
+        interleavedSteps();
+        assertThat(store.listNewestStepMessages(List.of("r1", "r2"), 2)).extracting(Message::id)
+                .containsExactly("s2-1", "s1-3", "s2-2", "s1-4");
+        assertThat(store.listNewestStepMessages(List.of("r2", "r1", "r2", "no-run"), 1)).extracting(Message::id)
+                .as("each run once, unknown runs left out").containsExactly("s2-2", "s1-4");
+        assertThat(store.listNewestStepMessages(List.of("r1"), 100)).extracting(Message::id)
+                .as("a step saved again keeps its place; questions and answers are no steps")
+                .containsExactly("s1-0", "s1-1", "s1-2", "s1-3", "s1-4");
+        assertThat(((ThinkingMessage) store.listNewestStepMessages(List.of("r1"), 5).get(0)).text()).isEqualTo("saved again");
+        assertThat(store.listNewestStepMessages(List.of("r1", "r2"), 0)).isEmpty();
+        assertThat(store.listNewestStepMessages(List.of(), 10)).isEmpty();
+    }
+
+    @Test
+    void aRunsStepsArePagedForwardFromACursor() {
+        interleavedSteps();
+        List<String> read = new ArrayList<>();
+        String after = null;
+        List<Message> page;
+        do {
+            page = store.listStepMessagesAfter("r1", after, 2);
+            assertThat(page.size()).isLessThanOrEqualTo(2);
+            page.forEach(m -> read.add(m.id()));
+            after = page.isEmpty() ? after : page.get(page.size() - 1).id();
+        } while (page.size() == 2);
+        assertThat(read).containsExactly("s1-0", "s1-1", "s1-2", "s1-3", "s1-4");
+        assertThat(store.listStepMessagesAfter("r2", "s2-0", 10)).extracting(Message::id).containsExactly("s2-1", "s2-2");
+        assertThat(store.listStepMessagesAfter("r1", "s2-0", 10)).as("a cursor of another run").isEmpty();
+        assertThat(store.listStepMessagesAfter("r1", "a1", 10)).as("a cursor that is no step").isEmpty();
+        assertThat(store.listStepMessagesAfter("r1", "no-such-step", 10)).isEmpty();
+        assertThat(store.listStepMessagesAfter("r1", null, 0)).isEmpty();
+        assertThat(store.listStepMessagesAfter("no-run", null, 10)).isEmpty();
+    }
+
+    @Test
+    void theStepsOfRunsAreCounted() {
+        interleavedSteps();
+        assertThat(store.countStepMessages(List.of("r1", "r2", "no-run", "r1")))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("r1", 5, "r2", 3));
+        assertThat(store.countStepMessages(List.of())).isEmpty();
+    }
+
+    /** More runs than one read of some stores takes: all of them, each bounded, still in first-save order. */
+    @Test
+    void theNewestStepsOfManyRunsAreReadWhole() {
+        store.createThread(thread("t", "alice", T0));
+        StoreBatch.Builder batch = StoreBatch.builder();
+        List<String> runs = new ArrayList<>();
+        List<String> expected = new ArrayList<>();
+        for (int step = 0; step < 3; step++) {
+            for (int r = 0; r < 650; r++) {
+                batch.message(new ThinkingMessage("m" + r + "-" + step, "t", "run" + r, "a" + r, MessageStatus.COMPLETED,
+                        T0, "x"));
+                if (step > 0) {
+                    expected.add("m" + r + "-" + step);
+                }
+            }
+        }
+        for (int r = 649; r >= 0; r--) {
+            runs.add("run" + r);
+        }
+        store.write(batch.build());
+        assertThat(store.listNewestStepMessages(runs, 2)).extracting(Message::id).containsExactlyElementsOf(expected);
+        assertThat(store.countStepMessages(runs)).hasSize(650).containsEntry("run0", 3).containsEntry("run649", 3);
     }
 
     @Test
@@ -457,9 +551,13 @@ public abstract class ChatStoreContract {
         store.write(StoreBatch.builder().run(running).run(run("r2", "t", RunStatus.QUEUED))
                 .run(run("r3", "t2", RunStatus.RUNNING)).build());
         assertThat(store.findRun("r1")).contains(running);
-        Run done = running.finished(RunStatus.FAILED, at(3), new ErrorInfo("X", "y"), new TokenUsage(4, 5, 9), "guard");
+        Run done = running.finished(RunStatus.FAILED, at(3), new ErrorInfo("RATE_LIMITED", "y", 20L),
+                new TokenUsage(4, 5, 9), "guard");
         store.write(StoreBatch.builder().run(done).build());
         assertThat(store.findRun("r1")).contains(done);
+        Run noHint = done.finished(RunStatus.FAILED, at(3), new ErrorInfo("X", "y"), null, null);
+        store.write(StoreBatch.builder().run(noHint).build());
+        assertThat(store.findRun("r1")).as("an error without a retry hint replaces one with it").contains(noHint);
         assertThat(store.findRuns(EnumSet.of(RunStatus.RUNNING, RunStatus.QUEUED))).extracting(Run::id)
                 .containsExactlyInAnyOrder("r2", "r3");
         assertThat(store.findThreadRuns("t", EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING))).extracting(Run::id)
@@ -913,6 +1011,31 @@ public abstract class ChatStoreContract {
         assertThat(store.findInput("r", "c1").orElseThrow().state()).isEqualTo(InputState.ANSWERED);
         assertThat(store.answerInput("r", "c2", b, at(9))).isEqualTo(AnswerOutcome.CONFLICT);
         assertThat(store.listPendingInputs("r")).isEmpty();
+    }
+
+    /**
+     * An ended run waits for no input: storing its end cancels its inputs still pending (in the same write),
+     * and an answer taken back after its end is CANCELLED, not pending again — whatever order the engine's
+     * callers race in.
+     */
+    @Test
+    void anEndedRunHasNoPendingInput() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT)).input(approval("r", "a1"))
+                .input(approval("r", "a2")).build());
+        assertThat(store.answerInput("r", "a2", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE), at(1)))
+                .isEqualTo(AnswerOutcome.ACCEPTED);
+
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.WAITING_FOR_INPUT).finished(RunStatus.CANCELLED,
+                at(2), null, null, null)).build());
+        assertThat(store.listPendingInputs("r")).isEmpty();
+        assertThat(store.findInput("r", "a1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+
+        store.reopenInput("r", "a2");
+        assertThat(store.findInput("r", "a2").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
+        assertThat(store.listPendingInputs("r")).isEmpty();
+        assertThat(store.answerInput("r", "a2", ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE), at(3)))
+                .isEqualTo(AnswerOutcome.CONFLICT);
     }
 
     @Test

@@ -155,7 +155,12 @@ public final class ScriptedModel implements ModelClient {
 
         /** Fails the call after what was streamed before. */
         public Reply fail(ModelFailure.Kind kind, String message) {
-            this.failure = new ModelFailure(kind, message);
+            return fail(new ModelFailure(kind, message));
+        }
+
+        /** Fails the call with {@code failure} after what was streamed before. */
+        public Reply fail(ModelFailure failure) {
+            this.failure = failure;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.store.jdbi.DatabaseKind;
 import dev.parley.chat.store.jdbi.JdbiChatStore;
@@ -32,7 +33,7 @@ public class ParleyClusterAutoConfiguration {
             org.springframework.beans.factory.ObjectProvider<JdbiChatStore> store) {
         JdbiChatStore jdbi = store.getIfAvailable();
         if (jdbi != null && jdbi.databaseKind() != DatabaseKind.POSTGRESQL) {
-            throw new IllegalStateException("parley.cluster.enabled needs PostgreSQL: the store runs on "
+            throw ChatException.configuration("parley.cluster.enabled needs PostgreSQL: the store runs on "
                     + jdbi.databaseKind() + ", which other hosts cannot share");
         }
         PostgresRunCoordinator.Builder builder = PostgresRunCoordinator.builder(dataSource);

@@ -38,11 +38,11 @@ public final class ParleyFlux {
 
     /**
      * @param heartbeat how often a heartbeat comment is sent on every open stream; must be positive
-     * @throws IllegalArgumentException for a heartbeat that is not positive
+     * @throws ChatException CONFIGURATION for a heartbeat that is not positive
      */
     public ParleyFlux(ChatEngine engine, Duration heartbeat) {
         if (heartbeat.isZero() || heartbeat.isNegative()) {
-            throw new IllegalArgumentException("the heartbeat interval must be positive, got " + heartbeat);
+            throw ChatException.configuration("the heartbeat interval must be positive, got " + heartbeat);
         }
         this.engine = engine;
         this.heartbeat = heartbeat;

@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.hermes.FeatureSetting;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesModel;
@@ -60,7 +61,7 @@ public class ParleyHermesAutoConfiguration {
         try {
             return HermesTransport.valueOf(normalised);
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("parley.hermes.transport must be BRIDGE or API_SERVER, got '" + name + "'");
+            throw ChatException.configuration("parley.hermes.transport must be BRIDGE or API_SERVER, got '" + name + "'");
         }
     }
 
@@ -68,7 +69,7 @@ public class ParleyHermesAutoConfiguration {
         try {
             return FeatureSetting.valueOf(value.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(
+            throw ChatException.configuration(
                     "parley.hermes.api-server." + property + " must be DETECT, ON or OFF, got '" + value + "'");
         }
     }

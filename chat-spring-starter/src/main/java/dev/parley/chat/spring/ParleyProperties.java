@@ -281,6 +281,12 @@ public class ParleyProperties {
          * request (an AG-UI request reads the newest this many messages of the thread's branch).
          */
         private int maxPageSize = EngineLimits.defaults().maxPageSize();
+        /**
+         * The most steps (thinking, tool calls and results, todos, inputs, statuses) of one answer a thread view
+         * shows, newest kept; the view's {@code omittedSteps} says how many it leaves out. Also the most a
+         * run's history and a compacted run's replay hold of an answer; an export holds every step.
+         */
+        private int maxStepsPerAnswer = EngineLimits.defaults().maxStepsPerAnswer();
         /** How many events a live subscriber may fall behind before it is cut off (it reconnects). */
         private int subscriberLagLimit = 10_000;
         /** How often new events are stored. */
@@ -346,6 +352,14 @@ public class ParleyProperties {
 
         public void setMaxPageSize(int maxPageSize) {
             this.maxPageSize = maxPageSize;
+        }
+
+        public int getMaxStepsPerAnswer() {
+            return maxStepsPerAnswer;
+        }
+
+        public void setMaxStepsPerAnswer(int maxStepsPerAnswer) {
+            this.maxStepsPerAnswer = maxStepsPerAnswer;
         }
 
         public int getSubscriberLagLimit() {
@@ -427,7 +441,7 @@ public class ParleyProperties {
                     defaults.titleLength(), subscriberLagLimit, eventFlushInterval, eventFlushBatchSize,
                     maxBatchEvents, Math.toIntExact(maxBatchBytes.toBytes()), messageFlushInterval,
                     defaults.maxPendingEvents(), cancelGracePeriod, defaults.replayPageSize(), clientToolTimeout,
-                    defaults.historyMessages(), defaults.historyCharacters());
+                    defaults.historyMessages(), defaults.historyCharacters(), maxStepsPerAnswer);
         }
     }
 

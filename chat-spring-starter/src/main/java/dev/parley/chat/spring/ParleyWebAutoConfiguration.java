@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.internal.ChatController;
 import dev.parley.chat.spring.internal.ClientContexts;
@@ -50,7 +51,7 @@ public class ParleyWebAutoConfiguration {
         ParleyProperties.Web web = properties.getWeb();
         long buffer = web.getStreamBufferSize().toBytes();
         if (buffer > Integer.MAX_VALUE) {
-            throw new IllegalStateException("parley.web.stream-buffer-size must be under 2 GB, got " + web.getStreamBufferSize());
+            throw ChatException.configuration("parley.web.stream-buffer-size must be under 2 GB, got " + web.getStreamBufferSize());
         }
         return new SseStreams(web.getHeartbeat(), (int) buffer, web.getStreamWriteTimeout());
     }

@@ -33,15 +33,17 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Every read a request makes is bounded by the page sizes the host configured
- * ({@code parley.engine.default-page-size}, {@code parley.engine.max-page-size}), not by how long the thread
- * is: the store (JDBI on a real SQLite file) is wrapped to count every row it hands back on a request
- * thread, and requests on a thread of {@value #TURNS} turns read about a page.
+ * ({@code parley.engine.default-page-size}, {@code parley.engine.max-page-size},
+ * {@code parley.engine.max-steps-per-answer}), not by how long the thread or an answer is: the store (JDBI on a
+ * real SQLite file) is wrapped to count every row it hands back on a request thread, and requests on a thread
+ * of {@value #TURNS} turns, or on an answer of hundreds of steps, read about a page.
  */
 @SpringBootTest(classes = {TestApplication.class, BoundedReadsHttpTest.CountingStore.class},
         webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
             "parley.owner.mode=HEADER",
             "parley.engine.default-page-size=4",
             "parley.engine.max-page-size=10",
+            "parley.engine.max-steps-per-answer=5",
             "spring.datasource.url=jdbc:sqlite:target/bounded-reads-${random.uuid}.db"
         })
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -163,5 +165,69 @@ class BoundedReadsHttpTest {
         assertThat(events.get(events.size() - 1).get("type").asText()).as(read.result().body()).isEqualTo("RUN_FINISHED");
         assertThat(read.rows()).as("rows read for an AG-UI turn on a branch of %s messages (max page 10)", 2 * TURNS)
                 .isLessThanOrEqualTo(80);
+    }
+
+    @Test
+    void anAnswerOfHundredsOfStepsIsShownByItsNewestAndExportedWhole() {
+        String session = http.newSession(OWNER);
+        RunTicket ticket = engine.startRun(OWNER, session, StartRun.of("many tools 300"));
+        Await.until(() -> engine.state(OWNER, ticket.runId()).run().status(), s -> s == RunStatus.SUCCEEDED,
+                "the run of 300 tool calls to end");
+
+        Read<HttpSupport.Reply> read = reading(() -> http.get(OWNER, "/api/chat/sessions/" + session));
+
+        JsonNode view = read.result().json();
+        assertThat(read.result().status()).as(read.result().body()).isEqualTo(200);
+        List<String> steps = new ArrayList<>();
+        for (JsonNode message : view.get("messages")) {
+            String type = message.get("type").asText();
+            if (!type.equals("user") && !type.equals("assistant")) {
+                steps.add(message.get("id").asText());
+            }
+        }
+        assertThat(steps).containsExactly(ticket.runId() + ":result:297", ticket.runId() + ":tool:298",
+                ticket.runId() + ":result:298", ticket.runId() + ":tool:299", ticket.runId() + ":result:299");
+        assertThat(view.get("omittedSteps").get(ticket.assistantMessageId()).asInt()).isEqualTo(600 - 5);
+        assertThat(view.get("omittedSteps").size()).isEqualTo(1);
+        assertThat(read.rows()).as("rows read for a view of an answer of 600 steps (5 shown)").isLessThanOrEqualTo(20);
+
+        HttpSupport.Reply export = http.get(OWNER, "/api/chat/sessions/" + session + "/export?format=json");
+        assertThat(export.status()).isEqualTo(200);
+        assertThat(export.json().get("messages").get(1).get("steps")).as("the export has every step").hasSize(600);
+    }
+
+    /**
+     * An AG-UI client's snapshot of a thread shows an answer's newest steps as the view does, and leaves out a
+     * tool result whose call is older than those (a tool message must answer a call of the snapshot).
+     */
+    @Test
+    void anAgUiSnapshotOfAnAnswerOfHundredsOfStepsHasNoResultWithoutItsCall() {
+        String session = http.newSession(OWNER);
+        RunTicket ticket = engine.startRun(OWNER, session, StartRun.of("many tools 300"));
+        Await.until(() -> engine.state(OWNER, ticket.runId()).run().status(), s -> s == RunStatus.SUCCEEDED,
+                "the run of 300 tool calls to end");
+        String input = """
+                {"threadId":"%s","runId":"r-steps","state":{},"tools":[],"context":[],"forwardedProps":{},
+                 "messages":[{"id":"%s","role":"user","content":"many tools 300"},
+                             {"id":"%s","role":"assistant","content":"Looked it all up."},
+                             {"id":"%s","role":"user","content":"thanks"}]}""".formatted(session,
+                ticket.userMessageId(), ticket.assistantMessageId(), UUID.randomUUID());
+
+        HttpSupport.Reply reply = http.post(OWNER, "/api/chat/agui", input);
+
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        JsonNode snapshot = Arrays.stream(reply.body().split("\n\n")).filter(f -> f.startsWith("data: "))
+                .map(f -> ChatJson.shared().readTree(f.substring("data: ".length())))
+                .filter(e -> e.get("type").asText().equals("MESSAGES_SNAPSHOT")).findFirst().orElseThrow();
+        List<String> calls = new ArrayList<>();
+        List<String> answered = new ArrayList<>();
+        for (JsonNode message : snapshot.get("messages")) {
+            message.path("toolCalls").forEach(call -> calls.add(call.get("id").asText()));
+            if (message.get("role").asText().equals("tool")) {
+                answered.add(message.get("toolCallId").asText());
+            }
+        }
+        assertThat(calls).hasSize(2);
+        assertThat(answered).as("the tool results of the snapshot").containsExactlyElementsOf(calls);
     }
 }

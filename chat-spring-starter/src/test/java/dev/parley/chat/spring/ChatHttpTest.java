@@ -161,7 +161,7 @@ class ChatHttpTest {
         String session = newSession(ALICE);
         String clarifyRun = startRun(ALICE, session, "clarify please").get("runId").asText();
         JsonNode waiting = awaitState(ALICE, clarifyRun, "WAITING_FOR_INPUT");
-        assertThat(waiting.get("pendingClarifies").get(0).get("question").asText()).isEqualTo("Which city?");
+        assertThat(waiting.get("pendingInputs").get(0).get("request").get("question").asText()).isEqualTo("Which city?");
         Reply accepted = http.post(ALICE, "/api/chat/runs/" + clarifyRun + "/resume", "{\"clarifyId\":\"ask-1\",\"answer\":\"Rome\"}");
         assertThat(accepted.json().get("accepted").asBoolean()).isTrue();
         assertThat(accepted.json().get("replayed").asBoolean()).isFalse();
@@ -228,7 +228,7 @@ class ChatHttpTest {
         assertThat(anonymous.json().get("code").asText()).isEqualTo("UNAUTHENTICATED");
 
         JsonNode still = awaitState(ALICE, runId, "WAITING_FOR_INPUT");
-        assertThat(still.get("pendingClarifies")).hasSize(1);
+        assertThat(still.get("pendingInputs")).hasSize(1);
         assertThat(http.get(ALICE, "/api/chat/sessions/" + session).json().get("thread").get("title").asText())
                 .isEqualTo("clarify it");
         http.post(ALICE, "/api/chat/runs/" + runId + "/cancel", null);
@@ -326,7 +326,7 @@ class ChatHttpTest {
             assertThat(reply.headers().firstValue("Accept")).contains("application/json");
         }
         JsonNode state = awaitState(carol, runId, "WAITING_FOR_INPUT");
-        assertThat(state.get("pendingClarifies")).as("the clarify is still open").hasSize(1);
+        assertThat(state.get("pendingInputs")).as("the clarify is still open").hasSize(1);
         JsonNode view = http.get(carol, "/api/chat/sessions/" + session).json();
         assertThat(view.get("thread").get("title").asText()).isEqualTo("clarify me");
         assertThat(view.get("messages").findValuesAsText("text")).doesNotContain("forged");

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.MessageStatus;
+import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThreadStatus;
@@ -37,10 +38,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A 10 000-message thread is exported by a server whose heap is smaller than the export: it can only succeed
- * if the export is streamed. The server runs in its own JVM ({@code -Xmx64m}, exiting on an
- * OutOfMemoryError) on a SQLite file this test fills through the store as the server starts. Each text is one long word, so
- * that filling the search index costs little.
+ * A 10 000-message thread, and a thread of one answer of 9 000 tool results, are exported by a server whose
+ * heap is smaller than either export: it can only succeed if the export is streamed, messages and steps alike.
+ * The server runs in its own JVM ({@code -Xmx64m}, exiting on an OutOfMemoryError) on a SQLite file this test
+ * fills through the store as the server starts. Each text is one long word, so that filling the search index
+ * costs little.
  */
 class ExportInBoundedHeapTest {
     private static final int RUNS = 5_000;
@@ -48,6 +50,8 @@ class ExportInBoundedHeapTest {
     private static final long HEAP_BYTES = 64L << 20;
     private static final String OWNER = "exporter";
     private static final String THREAD = "big-thread";
+    private static final String STEPS_THREAD = "long-answer";
+    private static final int STEPS = 9_000;
 
     private static Process server;
     private static String base;
@@ -110,6 +114,30 @@ class ExportInBoundedHeapTest {
             parent = answer;
             if (i % 250 == 249) {
                 batch.touch(new ThreadTouch(THREAD, null, at, null, answer, null));
+                store.write(batch.build());
+                batch = StoreBatch.builder();
+            }
+        }
+        fillOneLongAnswer(store, start, filler);
+    }
+
+    /** A thread of one question and its answer, which made {@link #STEPS} tool calls, each result {@link #MESSAGE_CHARS} long. */
+    private static void fillOneLongAnswer(JdbiChatStore store, Instant at, String filler) {
+        store.createThread(new ChatThread(STEPS_THREAD, OWNER, "A long answer", null, null, null, ThreadStatus.ACTIVE,
+                at, at));
+        store.write(StoreBatch.builder()
+                .run(new Run("steps-run", STEPS_THREAD, OWNER, RunStatus.SUCCEEDED, "steps-u", "steps-a", "q", null,
+                        null, null, Map.of(), at, at, at, null, null, null))
+                .message(new UserMessage("steps-u", STEPS_THREAD, "steps-run", null, MessageStatus.COMPLETED, at, "go"))
+                .message(new AssistantMessage("steps-a", STEPS_THREAD, "steps-run", "steps-u", MessageStatus.COMPLETED,
+                        at, "done", null, null))
+                .touch(new ThreadTouch(STEPS_THREAD, null, at, null, "steps-a", null))
+                .build());
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < STEPS; i++) {
+            batch.message(new ResultMessage("steps-r" + i, STEPS_THREAD, "steps-run", "steps-a", MessageStatus.COMPLETED,
+                    at, "call-" + i, "lookup", i + " " + filler, false));
+            if (i % 250 == 249) {
                 store.write(batch.build());
                 batch = StoreBatch.builder();
             }
@@ -211,6 +239,37 @@ class ExportInBoundedHeapTest {
         }
         assertThat(bytes).isGreaterThan(HEAP_BYTES);
         assertThat(tail).as("the newest answer comes last").contains((RUNS - 1) + " xxx");
+        assertThat(server.isAlive()).as("no OutOfMemoryError; see %s", log).isTrue();
+    }
+
+    @Test
+    void theJsonExportOfAnAnswerWithMoreStepsThanTheServersHeapHoldsEveryStep() throws Exception {
+        HttpResponse<InputStream> response = HttpSupport.HTTP.send(
+                request("/sessions/" + STEPS_THREAD + "/export?format=json"), HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        int steps = 0;
+        String last = null;
+        try (Counting body = new Counting(response.body());
+                JsonParser json = new JsonFactory().createParser(body)) {
+            while (json.nextToken() != null) {
+                if (json.currentToken() == JsonToken.FIELD_NAME && json.currentName().equals("steps")) {
+                    assertThat(json.nextToken()).isEqualTo(JsonToken.START_ARRAY);
+                    while (json.nextToken() == JsonToken.START_OBJECT) {
+                        steps++;
+                        while (json.nextToken() != JsonToken.END_OBJECT) {
+                            if (json.currentToken() == JsonToken.FIELD_NAME && json.currentName().equals("id")) {
+                                last = json.nextTextValue();
+                            } else {
+                                json.skipChildren();
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(body.bytes).as("more than the server's heap holds").isGreaterThan(HEAP_BYTES);
+        }
+        assertThat(steps).isEqualTo(STEPS);
+        assertThat(last).isEqualTo("steps-r" + (STEPS - 1));
         assertThat(server.isAlive()).as("no OutOfMemoryError; see %s", log).isTrue();
     }
 }

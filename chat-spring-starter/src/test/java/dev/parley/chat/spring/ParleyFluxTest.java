@@ -3,6 +3,8 @@ package dev.parley.chat.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.NewThread;
@@ -141,6 +143,7 @@ class ParleyFluxTest {
         engine = ChatEngine.builder().store(new InMemoryChatStore())
                 .runtime(ScriptedRuntime.playing(Scripts.instant("hi"))).build();
         assertThatThrownBy(() -> new ParleyFlux(engine, Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heartbeat");
+                .isInstanceOfSatisfying(ChatException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION)).hasMessageContaining("heartbeat");
     }
 }

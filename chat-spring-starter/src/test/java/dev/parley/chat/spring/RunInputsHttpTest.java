@@ -83,7 +83,9 @@ class RunInputsHttpTest {
         assertThat(question.get("request").get("choices")).extracting(JsonNode::asText).containsExactly("Paris", "Rome");
         assertThat(question.has("messageId") && question.has("createdAt")).isTrue();
         assertThat(question.has("resumeToken")).as("the runtime's position stays on the server").isFalse();
-        assertThat(http.awaitState(ALICE, clarify, "WAITING_FOR_INPUT").get("pendingClarifies")).hasSize(1);
+        JsonNode state = http.awaitState(ALICE, clarify, "WAITING_FOR_INPUT");
+        assertThat(state.get("pendingInputs")).hasSize(1);
+        assertThat(state.has("pendingClarifies")).as("one list of what waits, of every kind").isFalse();
         http.post(ALICE, "/api/chat/runs/" + clarify + "/cancel", null);
         http.awaitState(ALICE, clarify, "CANCELLED");
 

@@ -120,6 +120,10 @@ class SearchOnSqliteHttpTest {
 
         assertThat(search(owner, "okapi", "&cursor=-1").status()).isEqualTo(400);
         assertThat(search(owner, "okapi", "&cursor=abc").status()).isEqualTo(400);
+        assertThat(search(owner, "okapi", "&cursor=3").status()).as("a position is no cursor").isEqualTo(400);
+        Reply otherQuery = search(owner, "giraffe", "&limit=3&cursor=" + cursor);
+        assertThat(otherQuery.status()).as("a cursor is good for its own query").isEqualTo(400);
+        assertThat(otherQuery.json().get("code").asText()).isEqualTo("INVALID_INPUT");
         assertThat(search(owner, "okapi", "&limit=100000").status()).isEqualTo(400);
         assertThat(http.get(owner, "/api/chat/sessions?q=").json().get("items").get(0).has("thread"))
                 .as("a blank q lists the sessions").isFalse();

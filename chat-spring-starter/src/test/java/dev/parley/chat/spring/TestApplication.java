@@ -25,7 +25,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * A host application for the starter's HTTP tests: a scripted runtime that plays by keyword, and host
  * actions that ask for approval and record what they ran with: {@code refund_order} (its arguments
- * editable) and {@code quick_refund} (its approval expires at once). A message starting "show context" is
+ * editable) and {@code quick_refund} (its approval expires at once). "many tools 300" makes 300 tool calls.
+ * A message starting "show context" is
  * answered with the run's context as JSON, as the runtime got it. With {@code test.runtime.tools=false}
  * the runtime cannot call tools; with {@code test.runtime.offering=true} it offers one model and one skill
  * and takes no others.
@@ -59,6 +60,9 @@ public class TestApplication {
         if (message.contains("wait")) {
             return Scripts.streamsUntilCancelled();
         }
+        if (message.startsWith("many tools ")) {
+            return toolCalls(Integer.parseInt(message.substring("many tools ".length())));
+        }
         if (message.contains("tools")) {
             return Scripts.toolsAndTodos();
         }
@@ -78,6 +82,19 @@ public class TestApplication {
             for (int i = 0; i < deltas; i++) {
                 p.text(chunk);
             }
+            p.finish();
+        };
+    }
+
+    /** Makes {@code calls} tool calls, each with its result (two steps each), then answers. */
+    static ScriptedRuntime.Script toolCalls(int calls) {
+        return (request, p) -> {
+            for (int i = 0; i < calls; i++) {
+                p.emit(new AgentStreamEvent.ToolCallStart(request.runId() + ":tool:" + i, "call-" + i, "lookup", "{}"));
+                p.emit(new AgentStreamEvent.ToolCallEnd("call-" + i));
+                p.emit(new AgentStreamEvent.ToolCallResult(request.runId() + ":result:" + i, "call-" + i, "found", false));
+            }
+            p.text("Looked it all up.");
             p.finish();
         };
     }

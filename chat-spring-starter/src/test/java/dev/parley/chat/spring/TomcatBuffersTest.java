@@ -3,6 +3,8 @@ package dev.parley.chat.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.spring.internal.tomcat.SizedBufferHttp11NioProtocol;
 import dev.parley.chat.spring.internal.tomcat.TomcatBuffers;
 import org.junit.jupiter.api.Test;
@@ -35,11 +37,13 @@ class TomcatBuffersTest {
     void sizesOutOfRangeAreRefused() {
         ParleyTomcatProperties tiny = new ParleyTomcatProperties();
         tiny.setConnectionBufferSize(DataSize.ofBytes(100));
-        assertThatThrownBy(() -> new TomcatBuffers(tiny)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> new TomcatBuffers(tiny)).isInstanceOfSatisfying(ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION))
                 .hasMessageContaining("parley.web.tomcat.connection-buffer-size");
         ParleyTomcatProperties huge = new ParleyTomcatProperties();
         huge.setResponseBufferSize(DataSize.ofMegabytes(2));
-        assertThatThrownBy(() -> new TomcatBuffers(huge)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> new TomcatBuffers(huge)).isInstanceOfSatisfying(ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION))
                 .hasMessageContaining("parley.web.tomcat.response-buffer-size");
     }
 
@@ -49,7 +53,8 @@ class TomcatBuffersTest {
         factory.setProtocol("org.apache.coyote.http11.Http11Nio2Protocol");
         ParleyTomcatProperties properties = new ParleyTomcatProperties();
         properties.setResponseBufferSize(DataSize.ofKilobytes(1));
-        assertThatThrownBy(() -> new TomcatBuffers(properties).customize(factory)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> new TomcatBuffers(properties).customize(factory)).isInstanceOfSatisfying(ChatException.class,
+                e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION))
                 .hasMessageContaining("Http11Nio2Protocol");
         assertThat(factory.getProtocol()).isEqualTo("org.apache.coyote.http11.Http11Nio2Protocol");
     }

@@ -19,11 +19,12 @@ import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.input.ApprovalAnswer;
 import dev.parley.chat.input.ApprovalDecision;
 import dev.parley.chat.input.ApprovalRequest;
+import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.input.InputKind;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
-import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.model.ApprovalMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.Message;
@@ -149,10 +150,10 @@ class EndToEndTest {
 
         RunTicket ticket = engine.startRun(ALICE, thread, StartRun.of("clarify first"));
         awaitRun(engine, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
-        ClarifyMessage question = engine.state(ALICE, ticket.runId()).pendingClarifies().get(0);
-        String c1 = question.clarifyId();
+        PendingInput question = engine.state(ALICE, ticket.runId()).pendingInputs().get(0);
+        String c1 = question.inputId();
         assertThat(c1).startsWith("c-");
-        assertThat(question.choices()).containsExactly("Markdown", "Plain text", "A table");
+        assertThat(((ClarifyRequest) question.request()).choices()).containsExactly("Markdown", "Plain text", "A table");
 
         assertThat(engine.answer(ALICE, ticket.runId(), c1, List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
         Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
@@ -222,7 +223,7 @@ class EndToEndTest {
 
         assertThat(second.state(ALICE, ticket.runId()).run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
         await(() -> simulator.streamsOpened(ticket.runId()), n -> n == 2, "the re-attachment");
-        String c1 = second.state(ALICE, ticket.runId()).pendingClarifies().get(0).clarifyId();
+        String c1 = second.state(ALICE, ticket.runId()).pendingInputs().get(0).inputId();
         assertThat(second.answer(ALICE, ticket.runId(), c1, List.of("Markdown"))).isEqualTo(AnswerResult.ACCEPTED);
         awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **Markdown**");
@@ -514,7 +515,7 @@ class EndToEndTest {
     }
 
     private <T extends Message> List<T> steps(Run run, Class<T> type) {
-        return store.listStepMessages(List.of(run.id())).stream().filter(type::isInstance).map(type::cast).toList();
+        return store.listStepMessagesAfter(run.id(), null, 1_000).stream().filter(type::isInstance).map(type::cast).toList();
     }
 
     private static List<AgentStreamEvent> events(ChatEngine engine, String runId) {

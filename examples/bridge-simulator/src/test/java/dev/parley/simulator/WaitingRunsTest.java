@@ -88,7 +88,7 @@ class WaitingRunsTest {
         int answerers = Math.min(8, runs.size());
         Await.race(answerers, n -> {
             for (int i = n; i < runs.size(); i += answerers) {
-                String clarifyId = engine.state(OWNER, runs.get(i)).pendingClarifies().get(0).clarifyId();
+                String clarifyId = engine.state(OWNER, runs.get(i)).pendingInputs().get(0).inputId();
                 assertThat(engine.answer(OWNER, runs.get(i), clarifyId, List.of("A table"))).isEqualTo(AnswerResult.ACCEPTED);
             }
             return null;

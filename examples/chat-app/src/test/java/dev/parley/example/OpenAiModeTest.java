@@ -67,6 +67,7 @@ class OpenAiModeTest {
 
     @Test
     void aTurnRunsOnTheModelAndStreamsBack() throws Exception {
+        OLLAMA.resetAll();
         OLLAMA.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
                 .withHeader("Content-Type", "text/event-stream")
                 .withBody(Sse.stream().reasoning("The user greets.").text("Hello! ", "How can I help?")
@@ -112,5 +113,34 @@ class OpenAiModeTest {
         JsonNode request = ChatJson.shared().readTree(requests.get(0).getBodyAsString());
         assertThat(request.get("model").asText()).isEqualTo("llama3.2");
         assertThat(request.get("stream").asBoolean()).isTrue();
+    }
+
+    @Test
+    void anAnswerCutAtTheModelsLengthLimitIsMarkedTruncatedForThePage() throws Exception {
+        OLLAMA.resetAll();
+        OLLAMA.stubFor(post(urlEqualTo("/v1/chat/completions")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "text/event-stream")
+                .withBody(Sse.stream().text("The three reasons are: first, ").finish("length").usage(9, 6).done())));
+
+        String session = call("POST", "/api/chat/sessions", "{}").get("id").asText();
+        JsonNode ticket = call("POST", "/api/chat/sessions/" + session + "/runs", "{\"message\":\"why?\"}");
+        String runId = ticket.get("runId").asText();
+        long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        JsonNode state = call("GET", "/api/chat/runs/" + runId + "/state", null);
+        while (!state.get("run").get("status").asText().equals("SUCCEEDED") && System.nanoTime() < until) {
+            Thread.sleep(50);
+            state = call("GET", "/api/chat/runs/" + runId + "/state", null);
+        }
+        assertThat(state.get("run").get("status").asText()).isEqualTo("SUCCEEDED");
+
+        JsonNode answer = null;
+        for (JsonNode message : call("GET", "/api/chat/sessions/" + session, null).get("messages")) {
+            if (message.get("id").asText().equals(ticket.get("assistantMessageId").asText())) {
+                answer = message;
+            }
+        }
+        assertThat(answer).as("the answer in the session").isNotNull();
+        assertThat(answer.get("text").asText()).isEqualTo("The three reasons are: first, ");
+        assertThat(answer.get("truncated").asBoolean()).as("the field the page shows").isTrue();
     }
 }

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The chat page's modules, run by Node's test runner: the Markdown renderer (formatting renders, markup
- * never does) and the approval card.
+ * never does), the approval card and the line saying how an answer ended.
  */
 class PageScriptsNodeTest {
     @Test
@@ -17,5 +17,10 @@ class PageScriptsNodeTest {
     @Test
     void theApprovalCardShowsSendsAndRecordsDecisions() throws Exception {
         NodeTests.assertPasses("src/test/js/approvals.test.mjs", Map.of());
+    }
+
+    @Test
+    void anAnswerSaysHowItEndedAndWhenItWasCutOff() throws Exception {
+        NodeTests.assertPasses("src/test/js/outcome.test.mjs", Map.of());
     }
 }

@@ -1,5 +1,6 @@
 package dev.parley.chat.agent.internal;
 
+import dev.parley.chat.RunErrorCode;
 import dev.parley.chat.agent.ModelCall;
 import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.agent.ModelFailure;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A response without a finish reason (a stream that ended without saying why: a server that died
  * mid-answer) fails the run, the partial text kept; one cut at the model's length limit ends it SUCCEEDED
- * with a {@code warn} status line saying so, and its unfinished tool calls are not run. Each tool call is
+ * with a {@code warn} status line saying so and the answer marked truncated ({@code RunFinished.truncated}),
+ * and its unfinished tool calls are not run. Each tool call is
  * handed to the engine under an execution id unique within the run, even where the model repeats an id.
  */
 public final class AgentRun {
@@ -84,7 +86,7 @@ public final class AgentRun {
             loop();
         } catch (RuntimeException e) {
             log.warn("Run {}: the agent loop failed", request.runId(), e);
-            out.emit(new AgentStreamEvent.RunFailed("RUNTIME_FAILED", message(e)));
+            out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_FAILED.name(), message(e)));
         } finally {
             out.complete();
         }
@@ -121,7 +123,7 @@ public final class AgentRun {
             }
             ModelResponse response = outcome.response;
             if (response.finishReason() == null || response.finishReason().isBlank()) {
-                out.emit(new AgentStreamEvent.RunFailed(ModelFailure.Kind.UNREACHABLE.code(),
+                out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_UNAVAILABLE.name(),
                         "The model's answer broke off: its stream ended without a finish reason"));
                 return;
             }
@@ -130,7 +132,7 @@ public final class AgentRun {
                         "The answer was cut off at the model's length limit (its maximum output tokens)."
                                 + (response.toolCalls().isEmpty() ? "" : " Its unfinished tool calls were not run.")));
                 closeUnfinished(outcome.started);
-                out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+                out.emit(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null, true));
                 return;
             }
             if (response.toolCalls().isEmpty()) {
@@ -346,9 +348,9 @@ public final class AgentRun {
 
     private static AgentStreamEvent failure(Throwable error) {
         if (error instanceof ModelFailure failure) {
-            return new AgentStreamEvent.RunFailed(failure.kind().code(), message(failure));
+            return new AgentStreamEvent.RunFailed(failure.code().name(), message(failure), failure.retryAfterSeconds());
         }
-        return new AgentStreamEvent.RunFailed("RUNTIME_FAILED", message(error));
+        return new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_FAILED.name(), message(error));
     }
 
     private static String message(Throwable error) {

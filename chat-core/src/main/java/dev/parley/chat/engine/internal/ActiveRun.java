@@ -74,6 +74,9 @@ public final class ActiveRun {
     private @Nullable Run ending;
     private long endingSeq;
     private boolean endVisible;
+    private boolean inputsClosedAfterEnd;
+    /** The run's own end flush is under way: it closes the inputs itself once the end is stored. */
+    private boolean flushingEnd;
     private long syncSeq;
     private @Nullable ScheduledFuture<?> cancelTimer;
     /** Counted down once the run no longer holds its thread ({@link #threadFreed}). */
@@ -83,12 +86,13 @@ public final class ActiveRun {
     private volatile Run published;
     /** The pending inputs callers see, changed with {@link #published}'s rule. */
     private volatile List<PendingInput> publishedInputs = List.of();
-    private volatile List<dev.parley.chat.model.ClarifyMessage> publishedClarifies = List.of();
     private volatile Flow.@Nullable Subscription upstream;
     private volatile boolean cancelRequested;
     private volatile boolean finished;
     private volatile boolean detached;
     private volatile boolean abandoned;
+    /** The run's thread was deleted: nothing of it is stored any more, its end is shown as it is. */
+    private volatile boolean threadDeleted;
     /** The run continues a runtime session, or reported a new one: its answer is then the session's head. */
     private volatile boolean continuesSession;
 
@@ -175,17 +179,12 @@ public final class ActiveRun {
      */
     synchronized RunState state() {
         long visible = syncSeq > 0 ? Math.min(lastSeq, syncSeq - 1) : lastSeq;
-        return new RunState(published, visible, publishedClarifies, publishedInputs);
+        return new RunState(published, visible, publishedInputs);
     }
 
     /** The run's messages as the reducer holds them now, in order of first appearance. */
     synchronized List<Message> messages() {
         return reducer.messages();
-    }
-
-    /** The clarify questions waiting for an answer, as far as callers may see them (stored and visible). */
-    List<dev.parley.chat.model.ClarifyMessage> pendingClarifyMessages() {
-        return publishedClarifies;
     }
 
     /** Every input waiting for the person, oldest first, as far as callers may see them (stored and visible). */
@@ -218,7 +217,6 @@ public final class ActiveRun {
         }
         writes.messagesNow();
         publishedInputs = reducer.pendingInputs();
-        publishedClarifies = reducer.pendingClarifies();
         ctx.writer.markDirty(this, 0);
     }
 
@@ -561,7 +559,6 @@ public final class ActiveRun {
             synchronized (this) {
                 syncSeq = 0;
                 publishedInputs = reducer.pendingInputs();
-                publishedClarifies = reducer.pendingClarifies();
             }
             publish(event, statusChanged, false);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
@@ -586,7 +583,6 @@ public final class ActiveRun {
             if (syncSeq == 0 && (event instanceof AgentStreamEvent.InputRequested
                     || event instanceof AgentStreamEvent.InputResolved)) {
                 publishedInputs = reducer.pendingInputs();
-                publishedClarifies = reducer.pendingClarifies();
             }
         }
         runLog.publish(visible, holdable);
@@ -603,15 +599,22 @@ public final class ActiveRun {
                 cancelTimer.cancel(false);
             }
         }
+        synchronized (this) {
+            flushingEnd = true;
+        }
         if (!ctx.writer.flushRun(this)) {
             log.error("Run {}: its end could not be stored yet; the batch writer keeps trying", runId);
         }
-        inputs.close();
-        try {
-            StoreRetry.run(() -> ctx.store.cancelPendingInputs(runId, ctx.now()));
-        } catch (RuntimeException e) {
-            log.warn("Run {}: closing its pending inputs failed", runId, e);
+        boolean closeInputsNow;
+        synchronized (this) {
+            flushingEnd = false;
+            closeInputsNow = endStored && !inputsClosedAfterEnd;
+            inputsClosedAfterEnd |= closeInputsNow;
         }
+        if (closeInputsNow) {
+            closePendingInputs(0);
+        }
+        inputs.close();
         long last;
         Run done;
         synchronized (this) {
@@ -637,6 +640,25 @@ public final class ActiveRun {
             cancelQuietly(stream);
         }
         ctx.listener.runFinished(done);
+    }
+
+    /** Closes the inputs the ended run left pending, tried again later while the store refuses. */
+    private void closePendingInputs(int failures) {
+        try {
+            StoreRetry.run(() -> ctx.store.cancelPendingInputs(runId, ctx.now()));
+        } catch (RuntimeException e) {
+            if (threadDeleted || failures >= 30) {
+                log.error("Run {}: closing its pending inputs failed; giving up", runId, e);
+                return;
+            }
+            log.warn("Run {}: closing its pending inputs failed; trying again shortly", runId, e);
+            try {
+                ctx.timers.schedule(() -> closePendingInputs(failures + 1), Math.min(30, 1L << failures),
+                        TimeUnit.SECONDS);
+            } catch (RuntimeException closing) {
+                log.warn("Run {}: its pending inputs stay open until the next engine ends them", runId);
+            }
+        }
     }
 
     private void cancelQuietly(Flow.Subscription stream) {
@@ -726,6 +748,7 @@ public final class ActiveRun {
      */
     void abandon() {
         abandoned = true;
+        runLog.abandon();
         detach();
         int dropped;
         synchronized (this) {
@@ -740,6 +763,7 @@ public final class ActiveRun {
      * thread: the writer must not wait for the run's end) and leaves memory.
      */
     void threadGone() {
+        threadDeleted = true;
         abandon();
         Runnable ending = () -> withMdc(() -> {
             end(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "the thread was deleted"));
@@ -840,6 +864,27 @@ public final class ActiveRun {
         if (endStored) {
             leaveMemoryOnceEndedAndStored(true, false);
             showEndOnceStored();
+            closeInputsOnceEndStored();
+        }
+    }
+
+    /**
+     * Once the end is stored, the inputs still pending are closed (CANCELLED): not before, so that an answer
+     * taken back (reopened) by another instance that saw the run still going cannot stay pending on the ended
+     * run — from now on that instance sees the run ended, and closes what it takes back itself.
+     */
+    private void closeInputsOnceEndStored() {
+        synchronized (this) {
+            if (inputsClosedAfterEnd || flushingEnd) {
+                return;
+            }
+            inputsClosedAfterEnd = true;
+        }
+        Runnable close = () -> closePendingInputs(0);
+        try {
+            ctx.work.execute(close);
+        } catch (RuntimeException closing) {
+            close.run();
         }
     }
 
@@ -858,7 +903,7 @@ public final class ActiveRun {
             if (endVisible) {
                 return true;
             }
-            if (ending == null || !(endStored || abandoned)) {
+            if (ending == null || !(endStored || threadDeleted)) {
                 return false;
             }
             endVisible = true;
@@ -867,7 +912,6 @@ public final class ActiveRun {
         }
         published = done;
         publishedInputs = List.of();
-        publishedClarifies = List.of();
         runLog.publish(last);
         leaveMemoryOnceEndedAndStored(false, true);
         return true;

@@ -68,7 +68,7 @@ final class LiveSubscription implements Flow.Subscription {
         }
         ctx.listener.subscriberOpened(runId);
         ActiveRun run = ctx.activeRuns.get(runId);
-        if (run != null) {
+        if (run != null && !run.log().isAbandoned()) {
             attach(run.log());
         }
         schedule();
@@ -77,6 +77,18 @@ final class LiveSubscription implements Flow.Subscription {
     private void attach(RunLog target) {
         runLog = target;
         target.attach(this);
+        if (target.isAbandoned()) {
+            logAbandoned(target);
+        }
+    }
+
+    /** The run's log here was abandoned (another instance holds the run now): read on from the store. */
+    void logAbandoned(RunLog target) {
+        if (runLog == target) {
+            runLog = null;
+            target.detach(this);
+        }
+        schedule();
     }
 
     @Override
@@ -264,9 +276,9 @@ final class LiveSubscription implements Flow.Subscription {
         RunLog target = runLog;
         if (target == null) {
             ActiveRun run = ctx.activeRuns.get(runId);
-            if (run != null) {
+            if (run != null && !run.log().isAbandoned()) {
                 attach(run.log());
-                target = run.log();
+                target = runLog;
             }
         }
         if (target != null) {

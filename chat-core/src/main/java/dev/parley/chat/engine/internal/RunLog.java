@@ -34,6 +34,7 @@ final class RunLog {
     /** How far below the capacity a trim goes, so that subscribers' cursors are looked at once per this many events. */
     private final int trimSlack;
     private final Set<LiveSubscription> subscribers = ConcurrentHashMap.newKeySet();
+    private volatile boolean abandoned;
 
     private RunEvent[] ring;
     private int head;
@@ -220,6 +221,22 @@ final class RunLog {
         for (LiveSubscription subscription : subscribers) {
             subscription.signal();
         }
+    }
+
+    /**
+     * This process let the run go (another instance holds it now): the subscribers stop reading this log and
+     * follow the run from the store, where the new holder writes it.
+     */
+    void abandon() {
+        abandoned = true;
+        for (LiveSubscription subscription : subscribers) {
+            subscription.logAbandoned(this);
+        }
+        subscribers.clear();
+    }
+
+    boolean isAbandoned() {
+        return abandoned;
     }
 
     void attach(LiveSubscription subscription) {

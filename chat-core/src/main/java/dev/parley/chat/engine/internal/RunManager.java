@@ -9,13 +9,10 @@ import dev.parley.chat.engine.DoubleTexting;
 import dev.parley.chat.engine.RunState;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.event.RunEvent;
-import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
-import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.Message;
-import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
@@ -459,11 +456,14 @@ public final class RunManager implements RunHost {
      * @param active the run while it is held here, null when it is not
      */
     void takeBackAnswer(String runId, String inputId, @Nullable ActiveRun active) {
-        ctx.store.reopenInput(runId, inputId);
-        boolean ended = active != null ? active.hasEnded()
-                : ctx.store.findRun(runId).map(r -> r.status().isTerminal()).orElse(true);
-        if (ended) {
-            ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now());
+        try {
+            StoreRetry.run(() -> ctx.store.reopenInput(runId, inputId));
+        } finally {
+            boolean ended = active != null ? active.hasEnded()
+                    : StoreRetry.call(() -> ctx.store.findRun(runId)).map(r -> r.status().isTerminal()).orElse(true);
+            if (ended) {
+                StoreRetry.call(() -> ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now()));
+            }
         }
     }
 
@@ -473,20 +473,7 @@ public final class RunManager implements RunHost {
         if (active != null) {
             return active.state();
         }
-        List<PendingInput> pending = ctx.store.listPendingInputs(run.id());
-        List<ClarifyMessage> clarifies = new ArrayList<>();
-        for (PendingInput input : pending) {
-            if (input.request() instanceof ClarifyRequest ask) {
-                ctx.store.findMessage(input.messageId())
-                        .filter(ClarifyMessage.class::isInstance)
-                        .map(ClarifyMessage.class::cast)
-                        .ifPresentOrElse(clarifies::add, () -> clarifies.add(new ClarifyMessage(input.messageId(),
-                                run.threadId(), run.id(), run.assistantMessageId(), MessageStatus.IN_PROGRESS,
-                                input.createdAt(), input.inputId(), ask.question(), ask.choices(), ask.multiSelect(),
-                                List.of())));
-            }
-        }
-        return new RunState(run, ctx.store.lastSeq(run.id()), clarifies, pending);
+        return new RunState(run, ctx.store.lastSeq(run.id()), ctx.store.listPendingInputs(run.id()));
     }
 
     /** A cold publisher of the run's events after {@code afterSeq}; each subscriber reads on its own. */

@@ -11,14 +11,18 @@ import dev.parley.chat.runtime.ConversationHistory;
 import dev.parley.chat.store.ChatStore;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A run's conversation so far, read from the store on first use: the active branch up to the message the
  * run's question follows, each answer with its tool calls and results, within the engine's history limits
- * (newest kept). Thread-safe; reads once.
+ * (newest kept). Of each answer's steps only its newest {@link EngineLimits#maxStepsPerAnswer()} are read
+ * (one bounded read for all answers); a result whose call is older than those is left out with it.
+ * Thread-safe; reads once.
  */
 final class StoredHistory implements ConversationHistory {
     private final ChatStore store;
@@ -57,10 +61,16 @@ final class StoredHistory implements ConversationHistory {
         List<Message> turns = store.listBranch(threadId, lastMessageId, null, limits.historyMessages());
         List<String> runs = turns.stream().filter(m -> m.kind() == MessageKind.ASSISTANT).map(Message::runId).toList();
         Map<String, List<Message>> tools = new HashMap<>();
-        for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
-            if (step instanceof ActionExecutionMessage || step instanceof ResultMessage) {
-                tools.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
+        Set<String> calls = new HashSet<>();
+        for (Message step : runs.isEmpty() ? List.<Message>of()
+                : store.listNewestStepMessages(runs, limits.maxStepsPerAnswer())) {
+            if (step instanceof ActionExecutionMessage call) {
+                calls.add(call.runId() + "/" + call.executionId());
+            } else if (!(step instanceof ResultMessage result)
+                    || !calls.contains(result.runId() + "/" + result.executionId())) {
+                continue;
             }
+            tools.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
         }
         List<List<Message>> groups = new ArrayList<>();
         for (Message turn : turns) {

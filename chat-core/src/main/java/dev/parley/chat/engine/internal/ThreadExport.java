@@ -29,7 +29,8 @@ import java.util.Map;
 /**
  * Writes a thread out, page by page, so a thread of any length is exported in constant memory: as JSON
  * (every branch, variant and step, the feedback; shape {@code parley-thread} version 1) or as Markdown (the
- * active branch as a person reads it). Not thread-safe; one export per instance.
+ * active branch as a person reads it). Messages are read a page at a time, and each answer's steps a page at
+ * a time after it, however many its run has. Not thread-safe; one export per instance.
  */
 public final class ThreadExport {
     /** The version of the JSON shape; a reader rejects a version it does not know. */
@@ -83,34 +84,57 @@ public final class ThreadExport {
         }
     }
 
-    private void writeMessages(JsonGenerator json, List<Message> page) throws IOException {
-        List<String> runs = new ArrayList<>();
+    private void writeMessages(JsonGenerator json, List<Message> messages) throws IOException {
         List<String> ids = new ArrayList<>();
-        for (Message message : page) {
+        for (Message message : messages) {
             ids.add(message.id());
-            if (message.kind() == MessageKind.ASSISTANT) {
-                runs.add(message.runId());
-            }
-        }
-        Map<String, List<Message>> steps = new HashMap<>();
-        for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
-            steps.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
         }
         Map<String, List<Feedback>> feedback = new HashMap<>();
         for (Feedback rating : ids.isEmpty() ? List.<Feedback>of() : store.listFeedback(ids)) {
             feedback.computeIfAbsent(rating.messageId(), k -> new ArrayList<>()).add(rating);
         }
-        for (Message message : page) {
+        for (Message message : messages) {
             json.writeStartObject();
             json.writeFieldName("message");
             json.writeObject(message);
-            json.writeFieldName("steps");
-            json.writeObject(message.kind() == MessageKind.ASSISTANT ? steps.getOrDefault(message.runId(), List.of())
-                    : List.of());
+            json.writeArrayFieldStart("steps");
+            if (message.kind() == MessageKind.ASSISTANT) {
+                forEachStep(message.runId(), json::writeObject);
+            }
+            json.writeEndArray();
             json.writeFieldName("feedback");
             json.writeObject(feedback.getOrDefault(message.id(), List.of()));
             json.writeEndObject();
         }
+    }
+
+    /**
+     * Hands on every step of a run, oldest first, reading {@code page} of them at a time: a run of any
+     * length is written in constant memory.
+     *
+     * @return how many steps there were
+     */
+    private int forEachStep(String runId, StepWriter writer) throws IOException {
+        int steps = 0;
+        String after = null;
+        List<Message> read;
+        do {
+            read = store.listStepMessagesAfter(runId, after, page);
+            for (Message step : read) {
+                writer.write(step);
+            }
+            steps += read.size();
+            if (!read.isEmpty()) {
+                after = read.get(read.size() - 1).id();
+            }
+        } while (read.size() == page);
+        return steps;
+    }
+
+    /** Writes one step out. */
+    @FunctionalInterface
+    private interface StepWriter {
+        void write(Message step) throws IOException;
     }
 
     /** The ids of the active branch, oldest first (ids only: a branch of any length fits). */
@@ -142,23 +166,18 @@ public final class ThreadExport {
         List<String> ids = activeBranchIds(thread);
         for (int from = 0; from < ids.size(); from += page) {
             List<Message> read = store.findMessages(ids.subList(from, Math.min(ids.size(), from + page)));
-            List<String> runs = read.stream().filter(m -> m.kind() == MessageKind.ASSISTANT).map(Message::runId).toList();
-            Map<String, List<Message>> steps = new HashMap<>();
-            for (Message step : runs.isEmpty() ? List.<Message>of() : store.listStepMessages(runs)) {
-                steps.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
-            }
             for (Message message : read) {
                 if (message instanceof UserMessage user) {
                     text.write("\n**You:**\n\n" + user.text().strip() + "\n");
                 } else if (message instanceof AssistantMessage answer) {
                     text.write("\n**Assistant:**\n\n");
-                    for (Message step : steps.getOrDefault(answer.runId(), List.of())) {
+                    int steps = forEachStep(answer.runId(), step -> {
                         String line = stepLine(step);
                         if (line != null) {
                             text.write("> " + line + "\n");
                         }
-                    }
-                    if (!steps.getOrDefault(answer.runId(), List.of()).isEmpty()) {
+                    });
+                    if (steps > 0) {
                         text.write("\n");
                     }
                     text.write((answer.text().isBlank() ? "_(no answer)_" : answer.text().strip()) + "\n");

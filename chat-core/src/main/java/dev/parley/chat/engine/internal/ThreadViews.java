@@ -22,8 +22,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads a conversation as its tree: the active branch (from the thread's first message to its active leaf),
  * every answer of each question on it side by side (regenerated variants), and at each fork the siblings'
- * count and position (edits of a user message, variants of an answer). A run still going on in this process
- * shows its live messages. Thread-safe.
+ * count and position (edits of a user message, variants of an answer), each answer with its newest steps (see
+ * {@link ThreadView#omittedSteps()}). A run still going on in this process shows its live messages.
+ * Thread-safe.
  */
 public final class ThreadViews {
     private final EngineContext ctx;
@@ -54,8 +55,9 @@ public final class ThreadViews {
 
     /**
      * A page of the active branch: its newest {@code limit} messages before {@code before} (a message on the
-     * branch; null for the newest), each answer with its variants and steps. Reads {@code limit + 1} messages
-     * of the branch, and one more to check a cursor before which there is nothing.
+     * branch; null for the newest), each answer with its variants and newest steps. Reads {@code limit + 1}
+     * messages of the branch, and one more to check a cursor before which there is nothing; of each answer's
+     * run at most {@code maxStepsPerAnswer + 1} steps, and a count of the steps of runs that have more.
      *
      * @throws ChatException INVALID_INPUT if {@code before} is neither a user or assistant message on the
      *     branch nor a first message of the thread (before which the page is empty)
@@ -87,8 +89,9 @@ public final class ThreadViews {
                 }
             }
         }
-        return new ThreadView(thread, withStepsAndLiveState(top), positions(top, variantIds),
-                userPositions(thread, top), olderCursor);
+        Page page = withStepsAndLiveState(top);
+        return new ThreadView(thread, page.messages(), positions(top, variantIds), userPositions(thread, top),
+                olderCursor, page.omittedSteps());
     }
 
     /**
@@ -123,9 +126,20 @@ public final class ThreadViews {
         return found;
     }
 
-    /** Each answer followed by its steps; answers of runs going on here as their live messages show them. */
-    private List<Message> withStepsAndLiveState(List<Message> top) {
+    /** A page's messages, each answer followed by the steps shown, and per answer how many steps are left out. */
+    private record Page(List<Message> messages, Map<String, Integer> omittedSteps) {
+    }
+
+    /**
+     * Each answer followed by its newest {@link dev.parley.chat.engine.EngineLimits#maxStepsPerAnswer()} steps;
+     * answers of runs going on here as their live messages show them. The stored runs' steps are one bounded
+     * read (that many and one more per run, to see which runs have more); the runs that have more are counted,
+     * to say how many steps the page leaves out.
+     */
+    private Page withStepsAndLiveState(List<Message> top) {
+        int shown = ctx.limits.maxStepsPerAnswer();
         Map<String, List<Message>> stepsByRun = new HashMap<>();
+        Map<String, Integer> stepCounts = new HashMap<>();
         Map<String, Message> liveTop = new HashMap<>();
         List<String> storedRuns = new ArrayList<>();
         for (Message message : top) {
@@ -145,19 +159,52 @@ public final class ThreadViews {
                     steps.add(m);
                 }
             }
-            stepsByRun.put(message.runId(), steps);
+            if (steps.size() > shown) {
+                stepCounts.put(message.runId(), steps.size());
+            }
+            stepsByRun.put(message.runId(), newest(steps, shown));
         }
-        for (Message step : ctx.store.listStepMessages(storedRuns)) {
-            stepsByRun.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
+        Map<String, List<Message>> stored = new HashMap<>();
+        for (Message step : storedRuns.isEmpty() ? List.<Message>of()
+                : ctx.store.listNewestStepMessages(storedRuns, oneMore(shown))) {
+            stored.computeIfAbsent(step.runId(), k -> new ArrayList<>()).add(step);
+        }
+        List<String> longer = new ArrayList<>();
+        stored.forEach((runId, steps) -> {
+            if (steps.size() > shown) {
+                longer.add(runId);
+            }
+            stepsByRun.put(runId, newest(steps, shown));
+        });
+        if (!longer.isEmpty()) {
+            Map<String, Integer> counted = ctx.store.countStepMessages(longer);
+            for (String runId : longer) {
+                stepCounts.put(runId, Math.max(shown + 1, counted.getOrDefault(runId, 0)));
+            }
         }
         List<Message> page = new ArrayList<>();
+        Map<String, Integer> omitted = new LinkedHashMap<>();
         for (Message message : top) {
             page.add(liveTop.getOrDefault(message.id(), message));
             if (message.kind() == MessageKind.ASSISTANT) {
                 page.addAll(stepsByRun.getOrDefault(message.runId(), List.of()));
+                Integer count = stepCounts.get(message.runId());
+                if (count != null) {
+                    omitted.put(message.id(), count - shown);
+                }
             }
         }
-        return page;
+        return new Page(page, omitted);
+    }
+
+    /** {@code limit + 1}, to see whether there are more than {@code limit}; no bound stays no bound. */
+    static int oneMore(int limit) {
+        return limit == Integer.MAX_VALUE ? limit : limit + 1;
+    }
+
+    /** The last {@code limit} of these steps. */
+    private static List<Message> newest(List<Message> steps, int limit) {
+        return steps.size() <= limit ? steps : List.copyOf(steps.subList(steps.size() - limit, steps.size()));
     }
 
     private static Map<String, VariantPosition> positions(List<Message> top, Map<String, List<String>> variantIds) {

@@ -1,5 +1,6 @@
 package dev.parley.chat.json.internal;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
@@ -114,6 +115,18 @@ public final class Mixins {
     public interface WireNameMixin {
         @JsonValue
         String wireName();
+    }
+
+    /** An answer that was not cut off leaves {@code truncated} out. */
+    public interface AssistantMessageMixin {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        boolean truncated();
+    }
+
+    /** A run end whose answer was not cut off leaves {@code truncated} out. */
+    public interface RunFinishedMixin {
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        boolean truncated();
     }
 
     /** An unknown event is written back exactly as it was read. */

@@ -97,7 +97,7 @@ public abstract class ModelEngineContract extends OpenAiWire {
             assertThat(lookups).containsExactly("{\"id\":42}");
             assertThat(answer(run)).isEqualTo("Checking.\n\nIt has shipped.");
             assertThat(run.usage()).isEqualTo(new TokenUsage(50, 9, 59));
-            assertThat(store.listStepMessages(List.of(run.id()))).filteredOn(ThinkingMessage.class::isInstance)
+            assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).filteredOn(ThinkingMessage.class::isInstance)
                     .extracting(m -> ((ThinkingMessage) m).text()).containsExactly("Look it up.");
             List<JsonNode> sent = requests();
             assertThat(sent).hasSize(2);
@@ -186,8 +186,10 @@ public abstract class ModelEngineContract extends OpenAiWire {
             assertThat(run.error().message()).contains("Rate limit reached");
             if (carriesRetryAfter()) {
                 assertThat(run.error().message()).endsWith("(retry after 20 s)");
+                assertThat(run.error().retryAfterSeconds()).isEqualTo(20L);
             } else {
                 assertThat(run.error().message()).doesNotContain("retry after");
+                assertThat(run.error().retryAfterSeconds()).isNull();
             }
         }
     }
@@ -222,7 +224,7 @@ public abstract class ModelEngineContract extends OpenAiWire {
             Run run = until(engine, engine.startRun(ALICE, threadId, StartRun.of("explain")).runId(), RunStatus.SUCCEEDED);
 
             assertThat(answer(run)).isEqualTo("First, the parcel was");
-            assertThat(store.listStepMessages(List.of(run.id()))).filteredOn(StatusMessage.class::isInstance)
+            assertThat(store.listStepMessagesAfter(run.id(), null, 1_000)).filteredOn(StatusMessage.class::isInstance)
                     .singleElement().satisfies(m -> {
                         assertThat(((StatusMessage) m).level()).isEqualTo("warn");
                         assertThat(((StatusMessage) m).text()).contains("length limit");

@@ -1,5 +1,6 @@
 package dev.parley.chat.spring.internal;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.SkillResolver;
@@ -18,14 +19,14 @@ public final class AgentRuntimes {
      *
      * @param candidates the model beans found, at most one per library, at least one
      * @throws ModelLibraryNotChosen when the library is AUTO and both libraries have a model
-     * @throws IllegalStateException when the library chosen has no model bean, a model has no id or the iteration
+     * @throws ChatException CONFIGURATION when the library chosen has no model bean, a model has no id or the iteration
      *     budget is not positive
      */
     public static AgentLoopRuntime build(ParleyAgentProperties settings, List<ModelCandidate> candidates,
             SkillResolver skills) {
         ModelCandidate chosen = choose(settings.getLibrary(), candidates);
         if (settings.getMaxIterations() < 1) {
-            throw new IllegalStateException("parley.agent.max-iterations must be positive, got " + settings.getMaxIterations());
+            throw ChatException.configuration("parley.agent.max-iterations must be positive, got " + settings.getMaxIterations());
         }
         AgentLoopRuntime.Builder builder = AgentLoopRuntime.builder(chosen.client())
                 .maxIterations(settings.getMaxIterations())
@@ -45,7 +46,7 @@ public final class AgentRuntimes {
             return candidates.get(0);
         }
         return candidates.stream().filter(c -> c.library() == library).findFirst()
-                .orElseThrow(() -> new IllegalStateException("parley.agent.library is " + library
+                .orElseThrow(() -> ChatException.configuration("parley.agent.library is " + library
                         + " but the application has no " + beanType(library) + " bean; found "
                         + ModelLibraryNotChosen.describe(candidates) + ". Define one, or set parley.agent.library to "
                         + candidates.get(0).library() + " or AUTO."));
@@ -58,7 +59,7 @@ public final class AgentRuntimes {
     private static List<ModelOption> models(List<ParleyAgentProperties.AgentModel> models) {
         return models.stream().map(m -> {
             if (m.getId().isBlank()) {
-                throw new IllegalStateException("every parley.agent.models entry needs an id (the provider's model name)");
+                throw ChatException.configuration("every parley.agent.models entry needs an id (the provider's model name)");
             }
             String name = m.getName() == null || m.getName().isBlank() ? m.getId() : m.getName();
             String provider = m.getProvider() == null || m.getProvider().isBlank() ? null : m.getProvider();

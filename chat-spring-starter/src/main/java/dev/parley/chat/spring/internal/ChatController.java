@@ -6,18 +6,17 @@ import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.ExportFormat;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.SearchPage;
 import dev.parley.chat.engine.ThreadPage;
 import dev.parley.chat.engine.ThreadUpdate;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleySse;
-import dev.parley.chat.store.ThreadSearchHit;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -73,7 +72,7 @@ public class ChatController extends ParleyEndpoints {
 
     /**
      * The caller's sessions, newest activity first; with a non-blank {@code q}, the sessions matching it, best
-     * first, as {@code {thread, snippet, messageId?}} hits (the cursor is then an offset into the hits).
+     * first, as {@code {thread, snippet, messageId?}} hits (a cursor is then one the search gave out).
      */
     @GetMapping("/sessions")
     public ResponseEntity<byte[]> listSessions(HttpServletRequest request,
@@ -96,12 +95,11 @@ public class ChatController extends ParleyEndpoints {
     }
 
     private Map<String, Object> search(String owner, String query, @Nullable String cursor, int size) {
-        int offset = cursor == null || cursor.isEmpty() ? 0 : intParam("cursor", cursor, 0);
-        List<ThreadSearchHit> hits = engine.searchThreads(owner, query, offset, size);
+        SearchPage hits = engine.searchThreads(owner, query, cursor == null || cursor.isEmpty() ? null : cursor, size);
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", hits);
-        if (hits.size() == size && !engine.searchThreads(owner, query, offset + size, 1).isEmpty()) {
-            page.put("nextCursor", String.valueOf(offset + size));
+        page.put("items", hits.hits());
+        if (hits.nextCursor() != null) {
+            page.put("nextCursor", hits.nextCursor());
         }
         page.put("limit", size);
         return page;

@@ -142,7 +142,7 @@ public final class InputBodies {
     }
 
     /**
-     * A run's state as the endpoint writes it: {@code {run, lastSeq, pendingClarifies, pendingInputs}},
+     * A run's state as the endpoint writes it: {@code {run, lastSeq, pendingInputs}},
      * each pending input as {@code {runId, inputId, kind, messageId, request, deadline?, createdAt}} (the
      * runtime's resume token stays on the server).
      */
@@ -150,7 +150,6 @@ public final class InputBodies {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("run", state.run());
         view.put("lastSeq", state.lastSeq());
-        view.put("pendingClarifies", state.pendingClarifies());
         view.put("pendingInputs", state.pendingInputs().stream().map(InputBodies::pending).collect(Collectors.toList()));
         return view;
     }

@@ -1,5 +1,6 @@
 package dev.parley.chat.spring.internal;
 
+import dev.parley.chat.ChatException;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -27,14 +28,14 @@ public final class OriginCheck {
     /**
      * @param allowedOrigins origins besides the request's own whose pages may change things, such as
      *     {@code https://app.example.com} (scheme, host and port only)
-     * @throws IllegalArgumentException for an entry that is not such an origin
+     * @throws ChatException CONFIGURATION for an entry that is not such an origin
      */
     public OriginCheck(Collection<String> allowedOrigins) {
         Set<String> origins = new HashSet<>();
         for (String origin : allowedOrigins) {
             String normalized = normalize(origin.strip());
             if (normalized == null) {
-                throw new IllegalArgumentException("parley.web.allowed-origins holds '" + origin + "', which is not an"
+                throw ChatException.configuration("parley.web.allowed-origins holds '" + origin + "', which is not an"
                         + " origin such as https://app.example.com (a scheme, a host, a port, nothing else)");
             }
             origins.add(normalized);

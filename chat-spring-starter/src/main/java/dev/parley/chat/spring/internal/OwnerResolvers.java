@@ -1,5 +1,6 @@
 package dev.parley.chat.spring.internal;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleyProperties;
 import jakarta.servlet.http.HttpServletRequest;
@@ -28,7 +29,7 @@ public final class OwnerResolvers {
         switch (owner.getMode()) {
             case SECURITY:
                 if (!securityPresent) {
-                    throw new IllegalStateException("parley.owner.mode=SECURITY needs Spring Security on the classpath");
+                    throw ChatException.configuration("parley.owner.mode=SECURITY needs Spring Security on the classpath");
                 }
                 return SecurityOwner.resolver();
             case FIXED:
@@ -48,7 +49,7 @@ public final class OwnerResolvers {
 
     private static OwnerResolver fixed(@Nullable String ownerId) {
         if (ownerId == null || ownerId.isBlank()) {
-            throw new IllegalStateException("parley.owner.mode=FIXED needs parley.owner.fixed");
+            throw ChatException.configuration("parley.owner.mode=FIXED needs parley.owner.fixed");
         }
         log.warn("Parley: every request is owned by the fixed owner '{}' (parley.owner.fixed). "
                 + "Fine for a demo, unsafe in production: every caller sees every conversation.", ownerId);

@@ -26,13 +26,16 @@ public final class Problems {
             case CONFLICT:
                 return HttpStatus.CONFLICT;
             case INVALID_INPUT:
+            case CONTEXT_TOO_LONG:
                 return HttpStatus.BAD_REQUEST;
             case UNSUPPORTED:
                 return HttpStatus.NOT_IMPLEMENTED;
             case RUNTIME_UNAVAILABLE:
             case STORE_FAILURE:
+            case RATE_LIMITED:
                 return HttpStatus.SERVICE_UNAVAILABLE;
             case RUNTIME_FAILED:
+            case AUTHENTICATION_FAILED:
                 return HttpStatus.BAD_GATEWAY;
             case SLOW_CONSUMER:
                 return HttpStatus.TOO_MANY_REQUESTS;

@@ -32,7 +32,7 @@ public class RunInputsController extends ParleyEndpoints {
         this.bodies = bodies;
     }
 
-    /** {@code {run, lastSeq, pendingClarifies, pendingInputs}}, see {@link InputBodies#state}. */
+    /** {@code {run, lastSeq, pendingInputs}}, see {@link InputBodies#state}. */
     @GetMapping("/runs/{runId}/state")
     public ResponseEntity<byte[]> state(HttpServletRequest request, @PathVariable("runId") String runId) {
         return JsonBodies.ok(InputBodies.state(engine.state(owner(request), runId)));

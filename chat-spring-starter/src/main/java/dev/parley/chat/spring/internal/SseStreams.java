@@ -1,5 +1,6 @@
 package dev.parley.chat.spring.internal;
 
+import dev.parley.chat.ChatException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,13 +37,13 @@ public final class SseStreams implements AutoCloseable {
      * @param heartbeat how often each open stream gets a heartbeat comment
      * @param bufferBytes the most formatted event text one stream holds for a slow client (see {@code SseRunStream})
      * @param writeTimeout how long a client may take none of the data waiting for it before its stream is cut
-     * @throws IllegalArgumentException for a duration that is not positive or a buffer under 1 KiB
+     * @throws ChatException CONFIGURATION for a duration that is not positive or a buffer under 1 KiB
      */
     public SseStreams(Duration heartbeat, int bufferBytes, Duration writeTimeout) {
         requirePositive("heartbeat", heartbeat);
         requirePositive("stream-write-timeout", writeTimeout);
         if (bufferBytes < 1024) {
-            throw new IllegalArgumentException("the stream buffer must be at least 1 KiB, got " + bufferBytes + " bytes");
+            throw ChatException.configuration("the stream buffer must be at least 1 KiB, got " + bufferBytes + " bytes");
         }
         this.bufferLimit = bufferBytes;
         this.writeTimeoutNanos = writeTimeout.toNanos();
@@ -59,7 +60,7 @@ public final class SseStreams implements AutoCloseable {
 
     private static void requirePositive(String name, Duration value) {
         if (value.isZero() || value.isNegative()) {
-            throw new IllegalArgumentException("the " + name + " must be positive, got " + value);
+            throw ChatException.configuration("the " + name + " must be positive, got " + value);
         }
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -61,7 +63,8 @@ class OriginCheckTest {
     void anAllowedOriginMustBeAnOrigin() {
         for (String bad : List.of("app.example.com", "https://app.example.com/chat", "*", "https://user@app.example.com")) {
             assertThatThrownBy(() -> new OriginCheck(List.of(bad))).as(bad)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("parley.web.allowed-origins");
+                    .isInstanceOfSatisfying(ChatException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION)).hasMessageContaining("parley.web.allowed-origins");
         }
         assertThat(OriginCheck.normalize("https://App.Example.com/")).isEqualTo("https://app.example.com:443");
     }

@@ -207,9 +207,21 @@ public final class JdbiChatStore implements ChatStore {
     }
 
     @Override
-    public List<Message> listStepMessages(Collection<String> runIds) {
-        return runIds.isEmpty() ? List.of() : MessageDao.decodeAll(db.read("reading step messages",
-                dao -> dao.messages().stepBodies(runIds)));
+    public List<Message> listNewestStepMessages(Collection<String> runIds, int limitPerRun) {
+        return runIds.isEmpty() || limitPerRun <= 0 ? List.of() : MessageDao.decodeAll(db.read(
+                "reading the newest steps of runs", dao -> dao.messages().newestStepBodies(runIds, limitPerRun)));
+    }
+
+    @Override
+    public List<Message> listStepMessagesAfter(String runId, @Nullable String afterStepId, int limit) {
+        return limit <= 0 ? List.of() : MessageDao.decodeAll(db.read("reading a page of a run's steps",
+                dao -> dao.messages().stepPageAfter(runId, afterStepId, limit)));
+    }
+
+    @Override
+    public Map<String, Integer> countStepMessages(Collection<String> runIds) {
+        return runIds.isEmpty() ? new LinkedHashMap<>() : db.read("counting the steps of runs",
+                dao -> dao.messages().countSteps(runIds));
     }
 
     @Override
@@ -489,10 +501,12 @@ public final class JdbiChatStore implements ChatStore {
          * SQLite only: how long a statement waits for another connection's write lock before it fails
          * (default 5 s). The store's own writes never wait for each other on the database: it serialises
          * them; this covers another process, or a host connection, writing the same file.
+         *
+         * @throws ChatException CONFIGURATION if {@code value} is negative
          */
         public Builder busyTimeout(Duration value) {
             if (value.isNegative()) {
-                throw new IllegalArgumentException("busyTimeout must not be negative");
+                throw ChatException.configuration("busyTimeout must not be negative, got " + value);
             }
             this.busyTimeout = value;
             return this;

@@ -60,6 +60,9 @@ abstract class HotQueryTest {
     /** A thread whose active branch is one path of {@value #DEPTH} messages, each following the one before. */
     static final String DEEP_THREAD = "deep";
     static final int DEPTH = 4_000;
+    /** A run of {@value #STEPS} steps (a long agent loop), in a thread of its own. */
+    static final String STEPPING_RUN = "stepping";
+    static final int STEPS = 20_000;
     private static final Instant T0 = Instant.parse("2026-11-29T10:00:00Z");
 
     TestDatabase database;
@@ -121,6 +124,8 @@ abstract class HotQueryTest {
             writeTurns("other-" + t, "o" + t + "-", 50);
         }
         writeChain(DEEP_THREAD, DEPTH);
+        store.createThread(new ChatThread("steps", "alice", "steps", null, null, null, ThreadStatus.ACTIVE, T0, T0));
+        writeSteps("steps", STEPPING_RUN, STEPS);
         store.write(StoreBatch.builder().run(new Run(LONG_RUN, BIG_THREAD, "alice", RunStatus.SUCCEEDED, null, "long-a",
                 "q", null, null, null, Map.of(), T0, T0, T0, null, null, null)).build());
         List<RunEvent> batch = new ArrayList<>();
@@ -206,6 +211,24 @@ abstract class HotQueryTest {
                         null, null)).build());
     }
 
+    /** A run with its question, its answer and {@code steps} thinking steps {@code <run>-s0}, {@code <run>-s1}, …. */
+    private void writeSteps(String threadId, String runId, int steps) {
+        store.write(StoreBatch.builder().run(new Run(runId, threadId, "alice", RunStatus.SUCCEEDED, runId + "-u",
+                runId + "-a", "q", null, null, null, Map.of(), T0, T0, T0, null, null, null))
+                .message(new UserMessage(runId + "-u", threadId, runId, null, MessageStatus.COMPLETED, T0, "go"))
+                .message(new AssistantMessage(runId + "-a", threadId, runId, runId + "-u", MessageStatus.COMPLETED, T0,
+                        "done", null, null)).build());
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < steps; i++) {
+            batch.message(new ThinkingMessage(runId + "-s" + i, threadId, runId, runId + "-a", MessageStatus.COMPLETED,
+                    T0, "step " + i));
+            if ((i + 1) % 2_000 == 0 || i == steps - 1) {
+                store.write(batch.build());
+                batch = StoreBatch.builder();
+            }
+        }
+    }
+
     private static RunEvent delta(String runId, long seq) {
         return new RunEvent(runId, seq, T0.toEpochMilli() + seq, new AgentStreamEvent.TextDelta(runId + "-a", "token " + seq + " "));
     }
@@ -256,11 +279,6 @@ abstract class HotQueryTest {
     @Test
     @Order(3)
     void theOtherHotReadsUseTheirIndexes() {
-        assertPlanUsesIndex(new HotQuery(MessageDao.STEP_MESSAGES, Map.of(), Map.of("runIds", List.of("r-4000")),
-                "parley_messages", "parley_messages_run", false));
-        assertPlanUsesIndex(new HotQuery(MessageDao.STEP_MESSAGES, Map.of(), Map.of("runIds",
-                IntStream.range(4000, 4050).mapToObj(i -> "r-" + i).collect(Collectors.toList())),
-                "parley_messages", "parley_messages_run", true));
         assertPlanUsesIndex(new HotQuery(MessageDao.VARIANT_IDS, Map.of(), Map.of("parentIds", List.of("u-4000", "u-4001")),
                 "parley_messages", "parley_messages_variants", true));
         List<String> active = List.of("QUEUED", "RUNNING", "WAITING_FOR_INPUT");
@@ -275,9 +293,59 @@ abstract class HotQueryTest {
         assertPlanUsesIndex(new HotQuery(ThreadDao.LIST_THREADS_AFTER, Map.of("ownerId", "owner-7", "limit", 20,
                 "afterAt", Long.MAX_VALUE / 2, "afterId", "thread-5000"), Map.of(), "parley_threads",
                 "parley_threads_owner_activity", false));
-        assertThat(store.listStepMessages(List.of("r-4000"))).extracting(Message::id).containsExactly("s-4000");
         assertThat(store.findVariantIds(List.of("u-4000"))).containsEntry("u-4000", List.of("a-4000"));
         assertThat(store.listThreads("owner-7", null, 2)).extracting(ChatThread::id).containsExactly("thread-2977", "thread-2947");
+    }
+
+    /** The newest steps of a page's runs: each run's select reads the run index backwards, as far as its limit. */
+    static HotQuery newestSteps(List<String> runIds) {
+        Map<String, Object> binds = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < runIds.size(); i++) {
+            binds.put("run" + i, runIds.get(i));
+        }
+        binds.put("limit", 201);
+        return new HotQuery(MessageDao.newestStepsSql(runIds.size()), binds, Map.of(), "parley_messages",
+                "parley_messages_run", false).scanning(IntStream.range(0, runIds.size()).mapToObj(i -> "s" + i)
+                        .toArray(String[]::new));
+    }
+
+    /**
+     * A page's answers read their newest steps and a long run's export pages through its steps from a cursor,
+     * each through the run index entered at the run (and the cursor): never the run whole for a page of it, nor
+     * the table. Counting a run's steps reads the same index.
+     */
+    @Test
+    @Order(3)
+    void theStepsOfRunsAreReadThroughTheRunIndex() {
+        assertPlanUsesIndex(newestSteps(List.of(STEPPING_RUN)));
+        List<String> page = new ArrayList<>(IntStream.range(4000, 4049).mapToObj(i -> "r-" + i).toList());
+        page.add(STEPPING_RUN);
+        assertPlanUsesIndex(newestSteps(page));
+        assertPlanUsesIndex(new HotQuery(MessageDao.STEPS_FIRST, Map.of("runId", STEPPING_RUN, "limit", 200), Map.of(),
+                "parley_messages", "parley_messages_run", false));
+        HotQuery after = new HotQuery(MessageDao.STEPS_AFTER, Map.of("runId", STEPPING_RUN,
+                "afterId", STEPPING_RUN + "-s10000", "limit", 200), Map.of(), "parley_messages",
+                List.of("parley_messages_run", keyIndex("parley_messages")), false);
+        assertPlanUsesIndex(after);
+        String condition = direct.withHandle(h -> indexCondition(h, after));
+        assertThat(condition).as("the index condition of %s", after.sql()).contains("save_order");
+        // a count reads the run's index entries, not its bodies (for a run holding a third of the table, as the
+        // stepping run does here, PostgreSQL rightly prefers to scan the table: the count costs the run's length)
+        assertPlanUsesIndex(new HotQuery(MessageDao.COUNT_STEPS, Map.of(), Map.of("runIds", List.of("r-4000",
+                "r-4001")), "parley_messages", "parley_messages_run", true));
+
+        List<Message> newest = store.listNewestStepMessages(page, 3);
+        assertThat(newest).hasSize(49 + 3);
+        assertThat(newest.subList(0, 49)).extracting(Message::id)
+                .containsExactlyElementsOf(IntStream.range(4000, 4049).mapToObj(i -> "s-" + i).toList());
+        assertThat(newest.subList(49, 52)).extracting(Message::id).containsExactly(STEPPING_RUN + "-s19997",
+                STEPPING_RUN + "-s19998", STEPPING_RUN + "-s19999");
+        assertThat(store.listStepMessagesAfter(STEPPING_RUN, STEPPING_RUN + "-s10000", 2)).extracting(Message::id)
+                .containsExactly(STEPPING_RUN + "-s10001", STEPPING_RUN + "-s10002");
+        assertThat(store.listStepMessagesAfter(STEPPING_RUN, null, 1)).extracting(Message::id)
+                .containsExactly(STEPPING_RUN + "-s0");
+        assertThat(store.countStepMessages(List.of(STEPPING_RUN, "r-4000", "no-run")))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(STEPPING_RUN, STEPS, "r-4000", 1));
     }
 
     /**
@@ -411,9 +479,11 @@ abstract class HotQueryTest {
         long tail = medianMicros(() -> store.readEvents(LONG_RUN, 99_000, 1000));
         long branch = medianMicros(() -> store.listBranch(DEEP_THREAD, "d-3999", "d-2000", 50));
         long search = medianMicros(() -> store.searchThreads("alice", SearchQuery.of("answer 4242"), 0, 20));
+        long steps = medianMicros(() -> store.listNewestStepMessages(List.of(STEPPING_RUN), 200));
         System.out.printf("%s: newest page of 50 of a 10 000-message thread: %d µs; replay tail of 1000 of "
                 + "100 000 events: %d µs; a branch page of 50 before the middle of a %d-message branch: %d µs; "
-                + "a two-word search: %d µs (median of 25)%n", database, page, tail, DEPTH, branch, search);
+                + "a two-word search: %d µs; the newest 200 of %d steps of a run: %d µs (median of 25)%n", database,
+                page, tail, DEPTH, branch, search, STEPS, steps);
         assertThat(page).isPositive();
         assertThat(tail).isPositive();
     }

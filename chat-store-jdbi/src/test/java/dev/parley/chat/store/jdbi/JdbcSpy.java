@@ -6,6 +6,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,7 +14,8 @@ import javax.sql.DataSource;
 
 /**
  * A data source wrapping a real one that counts the JDBC calls a store makes (what reaches the driver,
- * hence the database), and can pretend to be another database product.
+ * hence the database), and the rows the driver hands over ({@code ResultSet.row}: each {@code next()} that
+ * found one), and can pretend to be another database product.
  */
 final class JdbcSpy {
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -58,6 +60,12 @@ final class JdbcSpy {
                 return productName;
             }
             Object result = invoke(method, target, args);
+            if (prefix.equals("ResultSet.") && method.getName().equals("next") && Boolean.TRUE.equals(result)) {
+                calls.computeIfAbsent("ResultSet.row", k -> new AtomicInteger()).incrementAndGet();
+            }
+            if (result instanceof ResultSet && method.getReturnType() == ResultSet.class) {
+                return proxy(ResultSet.class, (ResultSet) result, "ResultSet.");
+            }
             if (result instanceof Connection) {
                 return proxy(Connection.class, (Connection) result, "Connection.");
             }

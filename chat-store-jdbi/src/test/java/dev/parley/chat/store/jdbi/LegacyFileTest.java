@@ -65,8 +65,8 @@ class LegacyFileTest {
                 Await.until(() -> engine.state("alice", RUN).pendingInputs(), pending -> !pending.isEmpty(),
                         "the re-attached run to wait");
                 assertThat(runtime.reattachments()).containsExactly(RUN + "@resume-at-1");
-                assertThat(engine.state("alice", RUN).pendingClarifies()).extracting(c -> c.question())
-                        .containsExactly("Which city?");
+                assertThat(engine.state("alice", RUN).pendingInputs())
+                        .extracting(input -> ((ClarifyRequest) input.request()).question()).containsExactly("Which city?");
 
                 assertThat(engine.answer("alice", RUN, "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
                 Run run = Await.until(() -> engine.state("alice", RUN).run(), r -> r.status() == RunStatus.SUCCEEDED,
@@ -118,7 +118,7 @@ class LegacyFileTest {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
                 ResultSet rs = c.createStatement().executeQuery(
                         "SELECT MAX(version), (SELECT COUNT(*) FROM parley_run_events) FROM parley_schema_history")) {
-            assertThat(rs.getString(1)).isEqualTo("8");
+            assertThat(rs.getString(1)).isEqualTo("9");
             assertThat(rs.getInt(2)).as("the 28 old rows as they were, and one row for the new deltas").isEqualTo(29);
         }
     }

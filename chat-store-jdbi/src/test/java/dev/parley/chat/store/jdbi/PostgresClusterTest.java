@@ -122,7 +122,7 @@ class PostgresClusterTest {
         List<Message> messages = new ArrayList<>();
         messages.add(store.findMessage(run.userMessageId()).orElseThrow());
         messages.add(store.findMessage(run.assistantMessageId()).orElseThrow());
-        messages.addAll(store.listStepMessages(List.of(run.id())));
+        messages.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
         return messages;
     }
 

@@ -12,6 +12,10 @@ import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.engine.ThreadView;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.input.ClarifyAnswer;
+import dev.parley.chat.input.ClarifyRequest;
+import dev.parley.chat.input.InputState;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.ClarifyMessage;
@@ -21,9 +25,6 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.store.ChatStore;
-import dev.parley.chat.input.ClarifyAnswer;
-import dev.parley.chat.input.InputState;
-import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.FailingStore;
@@ -264,7 +265,8 @@ abstract class RestartTest {
 
         RunState state = engine2.state(ALICE, runId);
         assertThat(state.run().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
-        assertThat(state.pendingClarifies()).extracting(ClarifyMessage::question).containsExactly("Which city?");
+        assertThat(state.pendingInputs()).extracting(input -> ((ClarifyRequest) input.request()).question())
+                .containsExactly("Which city?");
         assertThat(engine2.answer(ALICE, runId, "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
         assertThat(engine2.answer(ALICE, runId, "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.REPLAYED);
         awaitRun(engine2, runId, RunStatus.SUCCEEDED);

@@ -76,6 +76,14 @@ class SqliteConcurrencyTest {
     }
 
     @Test
+    void aNegativeBusyTimeoutIsAConfigurationError() {
+        assertThatThrownBy(() -> JdbiChatStore.sqlite(folder.resolve("never.db")).busyTimeout(Duration.ofMillis(-1)))
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIGURATION))
+                .hasMessageContaining("busyTimeout must not be negative");
+        assertThat(folder.resolve("never.db")).doesNotExist();
+    }
+
+    @Test
     void aWriterHeldLongerThanTheBusyTimeoutFailsTheWrite() throws Exception {
         try (TestDatabase database = TestDatabase.sqliteFile(folder);
                 JdbiChatStore store = database.store().busyTimeout(Duration.ofMillis(300)).build();

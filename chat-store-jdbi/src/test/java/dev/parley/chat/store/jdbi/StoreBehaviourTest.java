@@ -115,7 +115,44 @@ abstract class StoreBehaviourTest {
                     + spy.count("PreparedStatement.executeQuery")).isEqualTo(eventArrays ? 2 : 1);
             assertThat(spy.count("Connection.commit")).isEqualTo(1);
             assertThat(store.readEvents("r2", 0, 1000)).hasSize(250);
-            assertThat(store.listStepMessages(List.of("r1", "r2"))).hasSize(40);
+            assertThat(store.listNewestStepMessages(List.of("r1", "r2"), 100)).hasSize(40);
+        }
+    }
+
+    /**
+     * The steps of a run of 5 000 are read bounded at the driver: each run's newest cost their limit in rows,
+     * a page after a cursor its page, a count one row per run.
+     */
+    @Test
+    void aLongRunsStepsCostTheRowsAskedFor() {
+        JdbcSpy spy = JdbcSpy.counting();
+        try (JdbiChatStore store = JdbiChatStore.builder(spy.wrap(database.dataSource())).build()) {
+            store.createThread(thread("t"));
+            for (int from = 0; from < 5_000; from += 1_000) {
+                StoreBatch.Builder batch = StoreBatch.builder();
+                for (int i = from; i < from + 1_000; i++) {
+                    batch.message(new ThinkingMessage("long-s" + i, "t", "long", "long-a", MessageStatus.COMPLETED, T0,
+                            "step " + i));
+                }
+                store.write(batch.build());
+            }
+            store.write(StoreBatch.builder().message(new AssistantMessage("long-a", "t", "long", null,
+                    MessageStatus.COMPLETED, T0, "done", null, null)).message(new ThinkingMessage("short-s", "t", "short",
+                    "short-a", MessageStatus.COMPLETED, T0, "one step")).build());
+
+            spy.reset();
+            assertThat(store.listNewestStepMessages(List.of("long", "short"), 10)).extracting(m -> m.id())
+                    .startsWith("long-s4990").endsWith("long-s4999", "short-s").hasSize(11);
+            assertThat(spy.count("ResultSet.row")).as("rows the driver handed over").isEqualTo(11);
+
+            spy.reset();
+            assertThat(store.listStepMessagesAfter("long", "long-s100", 50)).extracting(m -> m.id())
+                    .startsWith("long-s101").endsWith("long-s150").hasSize(50);
+            assertThat(spy.count("ResultSet.row")).isEqualTo(50);
+
+            spy.reset();
+            assertThat(store.countStepMessages(List.of("long", "short"))).isEqualTo(Map.of("long", 5_000, "short", 1));
+            assertThat(spy.count("ResultSet.row")).isEqualTo(2);
         }
     }
 
@@ -261,7 +298,7 @@ abstract class StoreBehaviourTest {
         assertThat(store.findThread("t").orElseThrow().runtimeSessionId()).isEqualTo("sess-r1");
         assertThat(store.findRun("r1")).isPresent();
         assertThat(store.readEvents("r1", 0, 1000)).hasSize(250);
-        assertThat(store.listStepMessages(List.of("r1"))).hasSize(20);
+        assertThat(store.listStepMessagesAfter("r1", null, 1_000)).hasSize(20);
         PendingInput answered = store.findInput("r1", "c1").orElseThrow();
         assertThat(answered.state()).isEqualTo(InputState.ANSWERED);
         assertThat(answered.answer()).isEqualTo(new ClarifyAnswer(List.of("a")));

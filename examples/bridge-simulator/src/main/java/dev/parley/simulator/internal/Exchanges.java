@@ -96,14 +96,25 @@ public final class Exchanges {
     }
 
     /**
-     * Refuses a request before its body was read. A request without a body is answered as by {@link #error}.
-     * One with a body ({@code Content-Length} above 0, or {@code Transfer-Encoding}) gets the answer with
-     * {@code Connection: close}, then the connection is cut without reading the body: this throws
+     * Refuses a request before its body was read. A request without a body is answered as by {@link #error};
+     * one with a small body (a length up to {@value #DISCARDABLE} bytes) too, its body then discarded unread.
+     * One with a larger body ({@code Content-Length} above that, or {@code Transfer-Encoding}) gets the answer
+     * with {@code Connection: close}, then the connection is cut without reading the body: this throws
      * {@link ConnectionCut}.
      */
+    /** The largest refused body discarded rather than cut off (see {@link #refuse}). */
+    static final int DISCARDABLE = 64 * 1024;
+
     public static void refuse(HttpExchange ex, int status, String code, String message) throws IOException {
         if (!declaresBody(ex)) {
             error(ex, status, code, message, false);
+            return;
+        }
+        if (declaresSmallBody(ex)) {
+            // a small body is discarded unread once the answer is out: closing a connection whose unread bytes
+            // sit in the socket makes TCP reset it, and the client may lose the answer
+            error(ex, status, code, message, false);
+            ex.getRequestBody().transferTo(OutputStream.nullOutputStream());
             return;
         }
         byte[] bytes = JSON.writeValueAsBytes(errorBody(code, message, false));
@@ -115,6 +126,13 @@ public final class Exchanges {
         out.flush();
         // closing the response would make the JDK's server read (drain) the unread body first
         throw new ConnectionCut("refused before its body was read: " + code);
+    }
+
+    /** A body of a known length of at most {@value #DISCARDABLE} bytes, cheap to discard. */
+    private static boolean declaresSmallBody(HttpExchange ex) {
+        String length = ex.getRequestHeaders().getFirst("Content-Length");
+        return !ex.getRequestHeaders().containsKey("Transfer-Encoding") && length != null
+                && declaredLength(length) > 0 && declaredLength(length) <= DISCARDABLE;
     }
 
     private static boolean declaresBody(HttpExchange ex) {

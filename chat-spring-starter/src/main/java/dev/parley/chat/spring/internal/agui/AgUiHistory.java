@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The newest part of a thread's active branch as AG-UI sees it: at most the engine's largest page of user
- * and assistant messages (with their steps), the user messages under the ids their clients gave them (or
+ * and assistant messages (each with its newest steps, as a thread view shows them; a tool result whose call is
+ * older than those is left out with it), the user messages under the ids their clients gave them (or
  * Parley's id when none was given), and the {@code MESSAGES_SNAPSHOT} made of it. One read of the store,
  * bounded by the engine's limits whatever the thread's length.
  */
@@ -115,6 +116,8 @@ final class AgUiHistory {
                     entry.put("content", answer.text());
                 }
                 List<ActionExecutionMessage> calls = steps(answer, ActionExecutionMessage.class);
+                Set<String> called = new HashSet<>();
+                calls.forEach(call -> called.add(call.executionId()));
                 if (!calls.isEmpty()) {
                     ArrayNode toolCalls = entry.putArray("toolCalls");
                     for (ActionExecutionMessage call : calls) {
@@ -125,6 +128,9 @@ final class AgUiHistory {
                     }
                 }
                 for (ResultMessage result : steps(answer, ResultMessage.class)) {
+                    if (!called.contains(result.executionId())) {
+                        continue;
+                    }
                     ObjectNode tool = out.addObject().put("id", result.id()).put("role", "tool")
                             .put("toolCallId", AgUiToolCallIds.of(result.runId(), result.executionId()))
                             .put("content", result.result());

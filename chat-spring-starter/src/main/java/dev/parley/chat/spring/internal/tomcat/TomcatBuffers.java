@@ -1,5 +1,6 @@
 package dev.parley.chat.spring.internal.tomcat;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.spring.ParleyTomcatProperties;
 import org.apache.coyote.http11.Http11NioProtocol;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +34,7 @@ public final class TomcatBuffers implements WebServerFactoryCustomizer<TomcatSer
             return null;
         }
         if (size.toBytes() < MIN_BYTES || size.toBytes() > MAX_BYTES) {
-            throw new IllegalStateException("parley.web.tomcat." + name + " must be between 256B and 1MB, got " + size);
+            throw ChatException.configuration("parley.web.tomcat." + name + " must be between 256B and 1MB, got " + size);
         }
         return (int) size.toBytes();
     }
@@ -47,7 +48,7 @@ public final class TomcatBuffers implements WebServerFactoryCustomizer<TomcatSer
             factory.addConnectorCustomizers((TomcatConnectorCustomizer) connector -> {
                 for (String property : new String[] {"socket.appReadBufSize", "socket.appWriteBufSize", "maxTrailerSize"}) {
                     if (!connector.setProperty(property, value)) {
-                        throw new IllegalStateException("Tomcat's connector did not take " + property + " (from "
+                        throw ChatException.configuration("Tomcat's connector did not take " + property + " (from "
                                 + "parley.web.tomcat.connection-buffer-size)");
                     }
                 }
@@ -58,7 +59,7 @@ public final class TomcatBuffers implements WebServerFactoryCustomizer<TomcatSer
             String protocol = factory.getProtocol();
             if (!protocol.equals(Http11NioProtocol.class.getName())
                     && !protocol.equals(SizedBufferHttp11NioProtocol.class.getName())) {
-                throw new IllegalStateException("parley.web.tomcat.response-buffer-size needs Tomcat's default protocol "
+                throw ChatException.configuration("parley.web.tomcat.response-buffer-size needs Tomcat's default protocol "
                         + Http11NioProtocol.class.getName() + ", but the server is set to " + protocol);
             }
             factory.setProtocol(SizedBufferHttp11NioProtocol.class.getName());

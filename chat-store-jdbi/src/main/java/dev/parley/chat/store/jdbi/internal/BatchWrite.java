@@ -139,6 +139,13 @@ public final class BatchWrite {
         if (!encoded.inputs().isEmpty()) {
             dao.inputs().insert(encoded.inputs());
         }
+        for (Run run : batch.runs()) {
+            if (run.status().isTerminal()) {
+                // an ended run waits for no input: its inputs still pending end with it, in the same transaction
+                dao.inputs().cancelPending(run.id(), (run.finishedAt() != null ? run.finishedAt() : run.createdAt())
+                        .toEpochMilli());
+            }
+        }
         if (!batch.leases().isEmpty()) {
             setLeases(dao, batch.leases());
         }

@@ -37,6 +37,10 @@ public interface InputDao {
 
     String FIND_INPUT = "SELECT " + COLUMNS + " FROM parley_inputs WHERE run_id = :runId AND input_id = :inputId";
 
+    /** The input's run has ended (or is gone): a condition on parley_inputs' row. */
+    String RUN_ENDED = "NOT EXISTS (SELECT 1 FROM parley_runs r WHERE r.id = parley_inputs.run_id "
+            + "AND r.status IN ('QUEUED', 'RUNNING', 'WAITING_FOR_INPUT'))";
+
     String PENDING_INPUTS = "SELECT " + COLUMNS + " FROM parley_inputs "
             + "WHERE run_id = :runId AND state = 'PENDING' ORDER BY save_order";
 
@@ -44,7 +48,10 @@ public interface InputDao {
     String ANSWER_INPUT = "UPDATE parley_inputs SET state = 'ANSWERED', answer = :answer, resolved_at = :resolvedAt "
             + "WHERE run_id = :runId AND input_id = :inputId AND state = 'PENDING'";
 
-    String REOPEN_INPUT = "UPDATE parley_inputs SET state = 'PENDING', answer = NULL, resolved_at = NULL "
+    /** Takes an answer back: PENDING again, or CANCELLED when the run has ended (it waits for nothing). */
+    String REOPEN_INPUT = "UPDATE parley_inputs SET "
+            + "state = CASE WHEN " + RUN_ENDED + " THEN 'CANCELLED' ELSE 'PENDING' END, answer = NULL, "
+            + "resolved_at = CASE WHEN " + RUN_ENDED + " THEN resolved_at ELSE NULL END "
             + "WHERE run_id = :runId AND input_id = :inputId AND state = 'ANSWERED'";
 
     /** Resolves a pending input without an answer (EXPIRED or CANCELLED); of racing calls one updates the row. */

@@ -21,7 +21,10 @@ import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.SqlStatement;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
+import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.customizer.BindList;
+import org.jdbi.v3.sqlobject.customizer.BindMap;
+import org.jdbi.v3.sqlobject.customizer.Define;
 import org.jdbi.v3.sqlobject.statement.SqlBatch;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
@@ -32,7 +35,8 @@ import org.jspecify.annotations.Nullable;
  * and order by ({@code save_order}, the place its first save gave it), its search column (SQLite: the
  * searchable text, PostgreSQL: its vector; see {@link SearchText}), its client id and its place in the
  * thread's tree (see {@link MessageTreeDao}). Owns
- * the upsert, the top-level pages of a thread, the steps of runs, the answer variants of parents and the
+ * the upsert, the top-level pages of a thread, the steps of runs (each run's newest, a run's page after a
+ * cursor, their counts), the answer variants of parents and the
  * reads by id and by client id. The upsert and the reading of a client-id violation differ between SQLite
  * ({@link Sqlite}: its search index is kept by triggers) and PostgreSQL ({@link Postgres}: the row carries
  * its search vector); the store uses its database's interface ({@link #of}). Reads return bodies;
@@ -40,6 +44,7 @@ import org.jspecify.annotations.Nullable;
  */
 @RegisterRowMapper(MessageDao.OrderedBody.Mapper.class)
 @RegisterRowMapper(MessageDao.Variant.Mapper.class)
+@RegisterRowMapper(MessageDao.StepCount.Mapper.class)
 public interface MessageDao {
     /** The unique index that keeps a client id to one user message per thread (migration V5). */
     String CLIENT_ID_INDEX = "parley_messages_client_id";
@@ -97,9 +102,34 @@ public interface MessageDao {
             + "WHERE c.id = :beforeId AND c.thread_id = :threadId AND c.top_level = TRUE) "
             + "ORDER BY save_order DESC LIMIT :limit";
 
-    /** Hot: the steps of the runs on a page (with their order, to merge the chunks of a long id list). */
-    String STEP_MESSAGES = "SELECT save_order, body FROM parley_messages "
-            + "WHERE run_id IN (<runIds>) AND top_level = FALSE ORDER BY save_order";
+    /**
+     * Hot: the newest {@code :limit} steps of the run {@code :<name>}, newest first: the run index read
+     * backwards from the run's end, as far as the limit. {@link #newestStepsSql} puts one of these per run of a
+     * page in one statement.
+     */
+    String NEWEST_STEPS_OF_RUN = "SELECT save_order, body FROM parley_messages "
+            + "WHERE run_id = :%s AND top_level = FALSE ORDER BY save_order DESC LIMIT :limit";
+
+    /** How many runs one statement of {@link #newestStepsSql} reads at most (SQLite takes 500 selects in one). */
+    int RUNS_PER_STEP_READ = 100;
+
+    /** Hot: a run's first page of steps, oldest first (an export reads on from its last). */
+    String STEPS_FIRST = "SELECT body FROM parley_messages "
+            + "WHERE run_id = :runId AND top_level = FALSE ORDER BY save_order LIMIT :limit";
+
+    /** Hot: the page of a run's steps after a cursor step, oldest first. */
+    String STEPS_AFTER = "SELECT body FROM parley_messages "
+            + "WHERE run_id = :runId AND top_level = FALSE AND save_order > ("
+            + "SELECT c.save_order FROM parley_messages c "
+            + "WHERE c.id = :afterId AND c.run_id = :runId AND c.top_level = FALSE) "
+            + "ORDER BY save_order LIMIT :limit";
+
+    /**
+     * How many steps each run has: the run's range of the run index, each entry's row checked for
+     * {@code top_level}; it costs the run's length (of index entries, not of bodies handed over).
+     */
+    String COUNT_STEPS = "SELECT run_id, COUNT(*) AS steps FROM parley_messages "
+            + "WHERE run_id IN (<runIds>) AND top_level = FALSE GROUP BY run_id";
 
     /** Hot: the answers sharing a parent, for the variant arrows. */
     String VARIANT_IDS = "SELECT parent_message_id, id FROM parley_messages "
@@ -192,17 +222,65 @@ public interface MessageDao {
         return page;
     }
 
-    @SqlQuery(STEP_MESSAGES)
-    List<OrderedBody> steps(@BindList List<String> runIds);
-
-    /** The steps of runs, in save order (long id lists are read in chunks and merged). */
-    default List<String> stepBodies(Collection<String> runIds) {
-        List<OrderedBody> rows = new ArrayList<>();
-        List<List<String>> chunks = InLists.chunks(runIds);
-        for (List<String> chunk : chunks) {
-            rows.addAll(steps(chunk));
+    /**
+     * The statement reading the newest steps of {@code runs} runs at once: a {@link #NEWEST_STEPS_OF_RUN} for
+     * each, its run id bound as {@code run0}, {@code run1}, …, joined by {@code UNION ALL}. Each select is
+     * bounded by its own {@code LIMIT}; the rows come run by run, each run's newest first.
+     */
+    static String newestStepsSql(int runs) {
+        StringBuilder sql = new StringBuilder();
+        for (int i = 0; i < runs; i++) {
+            sql.append(i == 0 ? "" : " UNION ALL ").append("SELECT save_order, body FROM (")
+                    .append(NEWEST_STEPS_OF_RUN.formatted("run" + i)).append(") s").append(i);
         }
-        return bodiesInOrder(rows, chunks.size() > 1);
+        return sql.toString();
+    }
+
+    @SqlQuery("<newestSteps>")
+    List<OrderedBody> newestSteps(@Define("newestSteps") String sql, @BindMap Map<String, Object> runIds,
+            @Bind("limit") int limit);
+
+    /**
+     * The newest {@code limitPerRun} steps of each run, in save order: one statement per
+     * {@value #RUNS_PER_STEP_READ} runs, each run's rows bounded by the limit.
+     */
+    default List<String> newestStepBodies(Collection<String> runIds, int limitPerRun) {
+        List<OrderedBody> rows = new ArrayList<>();
+        List<String> distinct = new ArrayList<>(new LinkedHashSet<>(runIds));
+        for (int from = 0; from < distinct.size(); from += RUNS_PER_STEP_READ) {
+            List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + RUNS_PER_STEP_READ));
+            Map<String, Object> binds = new LinkedHashMap<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                binds.put("run" + i, chunk.get(i));
+            }
+            rows.addAll(newestSteps(newestStepsSql(chunk.size()), binds, limitPerRun));
+        }
+        return bodiesInOrder(rows, true);
+    }
+
+    @SqlQuery(STEPS_FIRST)
+    List<String> firstSteps(String runId, int limit);
+
+    @SqlQuery(STEPS_AFTER)
+    List<String> stepsAfter(String runId, String afterId, int limit);
+
+    /** A page of a run's steps, oldest first: from its first step, or after a cursor step. */
+    default List<String> stepPageAfter(String runId, @Nullable String afterStepId, int limit) {
+        return afterStepId == null ? firstSteps(runId, limit) : stepsAfter(runId, afterStepId, limit);
+    }
+
+    @SqlQuery(COUNT_STEPS)
+    List<StepCount> stepCounts(@BindList List<String> runIds);
+
+    /** How many steps each run that has any has (long id lists are counted in chunks). */
+    default Map<String, Integer> countSteps(Collection<String> runIds) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (List<String> chunk : InLists.chunks(runIds)) {
+            for (StepCount row : stepCounts(chunk)) {
+                counts.put(row.runId(), row.steps());
+            }
+        }
+        return counts;
     }
 
     /** The bodies of rows read in chunks, each in save order: merged into one order if there were several. */
@@ -383,12 +461,22 @@ public interface MessageDao {
         }
     }
 
-    /** A step's body with its place. */
+    /** A message's body with its place. */
     record OrderedBody(long saveOrder, String body) {
         public static final class Mapper implements RowMapper<OrderedBody> {
             @Override
             public OrderedBody map(ResultSet rs, StatementContext ctx) throws SQLException {
                 return new OrderedBody(rs.getLong("save_order"), rs.getString("body"));
+            }
+        }
+    }
+
+    /** How many steps a run has. */
+    record StepCount(String runId, int steps) {
+        public static final class Mapper implements RowMapper<StepCount> {
+            @Override
+            public StepCount map(ResultSet rs, StatementContext ctx) throws SQLException {
+                return new StepCount(rs.getString("run_id"), rs.getInt("steps"));
             }
         }
     }

@@ -45,13 +45,13 @@ import org.jspecify.annotations.Nullable;
 public interface RunDao {
     String COLUMNS = "id, thread_id, owner_id, status, user_message_id, "
             + "assistant_message_id, input, model_id, skill, max_iterations, context, created_at, started_at, "
-            + "finished_at, error_code, error_message, input_tokens, output_tokens, total_tokens, "
-            + "guardrails_failure_reason";
+            + "finished_at, error_code, error_message, error_retry_after_seconds, input_tokens, output_tokens, "
+            + "total_tokens, guardrails_failure_reason";
 
     String RUN_VALUES = ":id, :threadId, "
             + ":ownerId, :status, :userMessageId, :assistantMessageId, :input, :modelId, :skill, :maxIterations, "
-            + ":context, :createdAt, :startedAt, :finishedAt, :errorCode, :errorMessage, :inputTokens, "
-            + ":outputTokens, :totalTokens, :guardrailsFailureReason";
+            + ":context, :createdAt, :startedAt, :finishedAt, :errorCode, :errorMessage, :errorRetryAfterSeconds, "
+            + ":inputTokens, :outputTokens, :totalTokens, :guardrailsFailureReason";
 
     /** What an upsert of a run replaces: all of it but its id and {@code save_order}. */
     String RUN_ON_CONFLICT = "ON CONFLICT (id) DO UPDATE SET thread_id = excluded.thread_id, owner_id = excluded.owner_id, "
@@ -60,7 +60,8 @@ public interface RunDao {
             + "model_id = excluded.model_id, skill = excluded.skill, max_iterations = excluded.max_iterations, "
             + "context = excluded.context, created_at = excluded.created_at, started_at = excluded.started_at, "
             + "finished_at = excluded.finished_at, error_code = excluded.error_code, "
-            + "error_message = excluded.error_message, input_tokens = excluded.input_tokens, "
+            + "error_message = excluded.error_message, "
+            + "error_retry_after_seconds = excluded.error_retry_after_seconds, input_tokens = excluded.input_tokens, "
             + "output_tokens = excluded.output_tokens, total_tokens = excluded.total_tokens, "
             + "guardrails_failure_reason = excluded.guardrails_failure_reason";
 
@@ -415,6 +416,7 @@ public interface RunDao {
                     .bind("finishedAt", Rows.millis(run.finishedAt()))
                     .bind("errorCode", error == null ? null : error.code())
                     .bind("errorMessage", error == null ? null : error.message())
+                    .bind("errorRetryAfterSeconds", error == null ? null : error.retryAfterSeconds())
                     .bind("inputTokens", usage == null ? null : usage.inputTokens())
                     .bind("outputTokens", usage == null ? null : usage.outputTokens())
                     .bind("totalTokens", usage == null ? null : usage.totalTokens())
@@ -439,7 +441,8 @@ public interface RunDao {
         @Override
         public Run map(ResultSet rs, StatementContext ctx) throws SQLException {
             String errorCode = rs.getString("error_code");
-            ErrorInfo error = errorCode == null ? null : new ErrorInfo(errorCode, rs.getString("error_message"));
+            ErrorInfo error = errorCode == null ? null : new ErrorInfo(errorCode, rs.getString("error_message"),
+                    Rows.nullableLong(rs, "error_retry_after_seconds"));
             Long inputTokens = Rows.nullableLong(rs, "input_tokens");
             TokenUsage usage = inputTokens == null ? null
                     : new TokenUsage(inputTokens, rs.getLong("output_tokens"), rs.getLong("total_tokens"));

@@ -12,7 +12,7 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
  * database's own catalogue ({@link Sqlite}, {@link Postgres}; the store uses its database's, {@link #of}).
  */
 public interface SchemaDao {
-    /** The table version 8 added (runs' resume points). */
+    /** The table version 9 added (runs' resume points). */
     String RESUME_POINTS = "parley_resume_points";
 
     /** The tables of the current schema version; each is probed when migrations are left to the host. */
@@ -47,6 +47,10 @@ public interface SchemaDao {
     /** Fails unless the column of version 6 (compact event rows) exists. */
     @SqlQuery("SELECT COUNT(first_seq) FROM parley_run_events WHERE 1 = 0")
     long probeVersion6Columns();
+
+    /** Fails unless the column of version 8 (a run error's retry hint) exists. */
+    @SqlQuery("SELECT COUNT(error_retry_after_seconds) FROM parley_runs WHERE 1 = 0")
+    long probeVersion8Columns();
 
     /** 1 if the index exists, else 0. */
     int indexExists(String name);
@@ -92,6 +96,12 @@ public interface SchemaDao {
         }
         if (db.read("probing the schema version", dao -> dao.schema().foreignKeyCount("parley_run_events")) == 0) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the foreign keys of version 7 are missing)");
+        }
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeVersion8Columns());
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the column error_retry_after_seconds of "
+                    + "version 8 is missing)", e);
         }
         for (String table : LATER_TABLES) {
             try {
