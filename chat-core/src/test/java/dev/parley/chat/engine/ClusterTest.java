@@ -614,4 +614,53 @@ class ClusterTest extends EngineTestSupport {
         assertThat(onA.events()).filteredOn(e -> storedSeqs.contains(e.seq()))
                 .allSatisfy(e -> assertThat(stored).contains(e));
     }
+
+    /**
+     * Found by the simulation: a closed engine's coordinator listener threw (its workers refuse work) when a
+     * control message arrived, and a coordinator that delivers to its listeners in turn then skipped the other
+     * instances — the one holding the run never heard the cancel. A closed engine drops such messages quietly.
+     */
+    @Test
+    void aClosedEnginesListenerDoesNotThrowIntoTheCoordinator() {
+        java.util.concurrent.atomic.AtomicReference<dev.parley.chat.cluster.RunCoordinator.Listener> heard =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        dev.parley.chat.cluster.RunCoordinator joined = hub.join("a");
+        dev.parley.chat.cluster.RunCoordinator capturing = new dev.parley.chat.cluster.RunCoordinator() {
+            @Override
+            public String instanceId() {
+                return joined.instanceId();
+            }
+
+            @Override
+            public void start(Listener listener) {
+                heard.set(listener);
+                joined.start(listener);
+            }
+
+            @Override
+            public void progressed(java.util.Map<String, Long> lastSeqByRun) {
+                joined.progressed(lastSeqByRun);
+            }
+
+            @Override
+            public void send(dev.parley.chat.cluster.ControlMessage message) {
+                joined.send(message);
+            }
+
+            @Override
+            public boolean clustered() {
+                return true;
+            }
+        };
+        ChatEngine a = ChatEngine.builder().runtime(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Rome"))))
+                .store(store).coordinator(capturing).leaseTimeout(Duration.ofMillis(900)).build();
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
+        awaitRunVia(a, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        a.close();
+
+        dev.parley.chat.cluster.ControlMessage cancel = new dev.parley.chat.cluster.ControlMessage(
+                dev.parley.chat.cluster.ControlMessage.Kind.CANCEL, ticket.runId(), "c-1", "b", null, null);
+        org.assertj.core.api.Assertions.assertThatCode(() -> heard.get().onControl(cancel)).doesNotThrowAnyException();
+    }
 }
