@@ -123,14 +123,14 @@ final class RunPrinter implements Flow.Subscriber<RunEvent> {
         approvals.add(Optional.empty());
     }
 
-    /** A stored message, on one line, as the printer shows it while it streams. */
+    /** A stored message as the printer shows it while it streams; an answer's steps indented under it. */
     static String describe(Message message) {
         if (message instanceof UserMessage user) {
             return "you> " + user.text();
         } else if (message instanceof AssistantMessage answer) {
             return "agent> " + answer.text();
         } else if (message instanceof ThinkingMessage thinking) {
-            return "thinking> " + thinking.text();
+            return "  thinking> " + thinking.text();
         } else if (message instanceof ActionExecutionMessage call) {
             return "  -> " + call.name() + " " + call.arguments();
         } else if (message instanceof ResultMessage result) {

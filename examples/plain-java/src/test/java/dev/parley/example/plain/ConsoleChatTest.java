@@ -83,6 +83,7 @@ class ConsoleChatTest extends OpenAiWire {
                 "== Restarted; thread ",
                 "  you> " + FIRST + "\n",
                 "  agent> Sorry about that. Let me refund it.\n  \n  Order 42 is refunded to your card.\n",
+                "    thinking> The customer wants a refund.\n",
                 "    -> refund_order {\"order\":42}\n",
                 "    ? Refund order 42 to the customer's card: allow_once\n",
                 "    <- {\"order\":42,\"refunded\":true}\n",
