@@ -663,4 +663,37 @@ class ClusterTest extends EngineTestSupport {
                 dev.parley.chat.cluster.ControlMessage.Kind.CANCEL, ticket.runId(), "c-1", "b", null, null);
         org.assertj.core.api.Assertions.assertThatCode(() -> heard.get().onControl(cancel)).doesNotThrowAnyException();
     }
+
+    /**
+     * Found by the simulation: a message sent through one instance read the thread's branch, another instance
+     * sent a message and finished its run before the first one stored its own, and the first message landed
+     * beside the other (the same parent): one dropped off the branch. The write expects the branch it read;
+     * when the branch moved, the start reads it again.
+     */
+    @Test
+    void aMessageSentWhileAnotherInstanceMovesTheBranchFollowsIt() {
+        java.util.concurrent.atomic.AtomicReference<ChatEngine> other = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<RunTicket> meanwhile = new java.util.concurrent.atomic.AtomicReference<>();
+        ChatStore racing = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("write") && !((dev.parley.chat.store.StoreBatch) args[0]).runs().isEmpty()
+                    && ((dev.parley.chat.store.StoreBatch) args[0]).runs().get(0).input().equals("second")
+                    && meanwhile.get() == null) {
+                String threadId = ((dev.parley.chat.store.StoreBatch) args[0]).runs().get(0).threadId();
+                meanwhile.set(other.get().startRun(ALICE, threadId, StartRun.of("first")));
+                awaitRunVia(other.get(), meanwhile.get().runId(), RunStatus.SUCCEEDED);
+            }
+            return proceed.call();
+        });
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("ok")), racing);
+        other.set(instance("a", ScriptedRuntime.playing(Scripts.instant("ok")), store));
+        String thread = b.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket second = b.startRun(ALICE, thread, StartRun.of("second"));
+        awaitRunVia(b, second.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(meanwhile.get()).as("a sent its message while b was storing").isNotNull();
+        assertThat(store.findMessage(second.userMessageId()).orElseThrow().parentMessageId())
+                .as("b's message follows a's answer").isEqualTo(meanwhile.get().assistantMessageId());
+        assertThat(b.getThread(ALICE, thread).messages()).filteredOn(m -> m.kind().isTopLevel()).hasSize(4);
+    }
 }
