@@ -50,7 +50,9 @@ final class ChildApp implements AutoCloseable {
                     "-cp", System.getProperty("java.class.path"),
                     ExampleApplication.class.getName(),
                     "--server.port=" + port,
-                    "--spring.main.banner-mode=off"));
+                    "--spring.main.banner-mode=off",
+                    // the checks compare a run's every step with its stored events: show them all
+                    "--parley.engine.max-steps-per-answer=1000000"));
             command.addAll(arguments);
             process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                     .directory(new File(".")).start();

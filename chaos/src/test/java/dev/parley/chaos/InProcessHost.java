@@ -50,6 +50,8 @@ final class InProcessHost implements AutoCloseable {
                 "--spring.datasource.hikari.maximum-pool-size=8",
                 "--parley.owner.mode=FIXED",
                 "--parley.owner.fixed=chaos",
+                // the checks compare a run's every step with its stored events: show them all
+                "--parley.engine.max-steps-per-answer=1000000",
                 "--server.tomcat.threads.max=400",
                 "--server.tomcat.max-connections=20000"));
         args.addAll(List.of(arguments));

@@ -41,11 +41,13 @@ final class InMemoryBatchWrite {
      *
      * @throws LeaseLostException if the batch is fenced and another instance holds the lease of a run in it
      * @throws ThreadGoneException if a row belongs to a thread or run that does not exist
+     * @throws BranchMovedException if the batch expects a thread's active leaf that moved
      * @throws ChatException CONFLICT for a second active run of a thread or a repeated client message id
      */
     void write(StoreBatch batch) {
         checkFence(batch);
         checkThreadsExist(batch);
+        checkExpectedLeaf(batch);
         checkOneActiveRunPerThread(batch);
         checkClientMessageIds(batch);
         for (ThreadTouch touch : batch.threadTouches()) {
@@ -76,6 +78,17 @@ final class InMemoryBatchWrite {
         }
         for (RunLease lease : batch.leases()) {
             runs.saveLease(lease);
+        }
+    }
+
+    private void checkExpectedLeaf(StoreBatch batch) {
+        StoreBatch.ExpectedLeaf expected = batch.expectedLeaf();
+        if (expected == null) {
+            return;
+        }
+        String actual = threads.find(expected.threadId()).map(dev.parley.chat.model.ChatThread::activeLeafId).orElse(null);
+        if (!java.util.Objects.equals(actual, expected.leafId())) {
+            throw new BranchMovedException(expected.threadId(), expected.leafId(), actual);
         }
     }
 

@@ -26,7 +26,13 @@ import org.jspecify.annotations.Nullable;
  * by another instance; otherwise nothing of it is stored and {@link ChatStore#write} throws
  * {@link LeaseLostException}. A run the store does not hold yet, or one without a lease owner, passes.
  *
+ * <p>A batch may also <em>expect</em> a thread's active branch: it is then stored only if the thread's active
+ * leaf ({@link dev.parley.chat.model.ChatThread#activeLeafId()}) is still the one the writer read; otherwise
+ * nothing of it is stored and {@link ChatStore#write} throws {@link BranchMovedException}. A new message whose
+ * parent was read as the branch's last message cannot land beside a message another host instance added.
+ *
  * @param fence the instance whose leases the batch's runs must be under, or null for no check
+ * @param expectedLeaf the active leaf a thread must still have for the batch to be stored, or null for no check
  */
 public record StoreBatch(
         List<ThreadTouch> threadTouches,
@@ -37,7 +43,18 @@ public record StoreBatch(
         List<RunLease> leases,
         List<SeqReservation> reservations,
         List<ResumePoint> resumePoints,
-        @Nullable String fence) {
+        @Nullable String fence,
+        @Nullable ExpectedLeaf expectedLeaf) {
+
+    /**
+     * The batch is stored only while thread {@code threadId}'s active leaf is {@code leafId} (null: the thread
+     * has none yet).
+     */
+    public record ExpectedLeaf(String threadId, @Nullable String leafId) {
+        public ExpectedLeaf {
+            Objects.requireNonNull(threadId, "threadId");
+        }
+    }
 
     /** Raise a run's seq reservation mark to {@code upTo} (see {@link ChatStore#reserveSeq}). */
     public record SeqReservation(String runId, long upTo) {
@@ -109,6 +126,7 @@ public record StoreBatch(
         private final List<SeqReservation> reservations = new ArrayList<>();
         private final List<ResumePoint> resumePoints = new ArrayList<>();
         private @Nullable String fence;
+        private @Nullable ExpectedLeaf expectedLeaf;
 
         public Builder touch(ThreadTouch touch) {
             threadTouches.add(touch);
@@ -172,6 +190,12 @@ public record StoreBatch(
             return this;
         }
 
+        /** Stores the batch only while the thread's active leaf is still {@code leafId} (see the class comment). */
+        public Builder expectActiveLeaf(String threadId, @Nullable String leafId) {
+            this.expectedLeaf = new ExpectedLeaf(threadId, leafId);
+            return this;
+        }
+
         /** Appends everything another batch stores, after what this one holds (its fence is not taken). */
         public Builder add(StoreBatch other) {
             threadTouches.addAll(other.threadTouches());
@@ -187,7 +211,7 @@ public record StoreBatch(
 
         public StoreBatch build() {
             return new StoreBatch(threadTouches, runs, messages, events, inputs, leases, reservations, resumePoints,
-                    fence);
+                    fence, expectedLeaf);
         }
     }
 }

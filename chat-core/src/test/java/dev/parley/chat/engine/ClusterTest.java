@@ -650,4 +650,86 @@ class ClusterTest extends EngineTestSupport {
         assertThat(onA.events()).filteredOn(e -> storedSeqs.contains(e.seq()))
                 .allSatisfy(e -> assertThat(stored).contains(e));
     }
+
+    /**
+     * Found by the simulation: a closed engine's coordinator listener threw (its workers refuse work) when a
+     * control message arrived, and a coordinator that delivers to its listeners in turn then skipped the other
+     * instances — the one holding the run never heard the cancel. A closed engine drops such messages quietly.
+     */
+    @Test
+    void aClosedEnginesListenerDoesNotThrowIntoTheCoordinator() {
+        java.util.concurrent.atomic.AtomicReference<dev.parley.chat.cluster.RunCoordinator.Listener> heard =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        dev.parley.chat.cluster.RunCoordinator joined = hub.join("a");
+        dev.parley.chat.cluster.RunCoordinator capturing = new dev.parley.chat.cluster.RunCoordinator() {
+            @Override
+            public String instanceId() {
+                return joined.instanceId();
+            }
+
+            @Override
+            public void start(Listener listener) {
+                heard.set(listener);
+                joined.start(listener);
+            }
+
+            @Override
+            public void progressed(java.util.Map<String, Long> lastSeqByRun) {
+                joined.progressed(lastSeqByRun);
+            }
+
+            @Override
+            public void send(dev.parley.chat.cluster.ControlMessage message) {
+                joined.send(message);
+            }
+
+            @Override
+            public boolean clustered() {
+                return true;
+            }
+        };
+        ChatEngine a = ChatEngine.builder().runtime(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Rome"))))
+                .store(store).coordinator(capturing).leaseTimeout(Duration.ofMillis(900)).build();
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("plan"));
+        awaitRunVia(a, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+        a.close();
+
+        dev.parley.chat.cluster.ControlMessage cancel = new dev.parley.chat.cluster.ControlMessage(
+                dev.parley.chat.cluster.ControlMessage.Kind.CANCEL, ticket.runId(), "c-1", "b", null, null);
+        org.assertj.core.api.Assertions.assertThatCode(() -> heard.get().onControl(cancel)).doesNotThrowAnyException();
+    }
+
+    /**
+     * Found by the simulation: a message sent through one instance read the thread's branch, another instance
+     * sent a message and finished its run before the first one stored its own, and the first message landed
+     * beside the other (the same parent): one dropped off the branch. The write expects the branch it read;
+     * when the branch moved, the start reads it again.
+     */
+    @Test
+    void aMessageSentWhileAnotherInstanceMovesTheBranchFollowsIt() {
+        java.util.concurrent.atomic.AtomicReference<ChatEngine> other = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<RunTicket> meanwhile = new java.util.concurrent.atomic.AtomicReference<>();
+        ChatStore racing = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("write") && !((dev.parley.chat.store.StoreBatch) args[0]).runs().isEmpty()
+                    && ((dev.parley.chat.store.StoreBatch) args[0]).runs().get(0).input().equals("second")
+                    && meanwhile.get() == null) {
+                String threadId = ((dev.parley.chat.store.StoreBatch) args[0]).runs().get(0).threadId();
+                meanwhile.set(other.get().startRun(ALICE, threadId, StartRun.of("first")));
+                awaitRunVia(other.get(), meanwhile.get().runId(), RunStatus.SUCCEEDED);
+            }
+            return proceed.call();
+        });
+        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("ok")), racing);
+        other.set(instance("a", ScriptedRuntime.playing(Scripts.instant("ok")), store));
+        String thread = b.createThread(ALICE, NewThread.empty()).id();
+
+        RunTicket second = b.startRun(ALICE, thread, StartRun.of("second"));
+        awaitRunVia(b, second.runId(), RunStatus.SUCCEEDED);
+
+        assertThat(meanwhile.get()).as("a sent its message while b was storing").isNotNull();
+        assertThat(store.findMessage(second.userMessageId()).orElseThrow().parentMessageId())
+                .as("b's message follows a's answer").isEqualTo(meanwhile.get().assistantMessageId());
+        assertThat(b.getThread(ALICE, thread).messages()).filteredOn(m -> m.kind().isTopLevel()).hasSize(4);
+    }
 }

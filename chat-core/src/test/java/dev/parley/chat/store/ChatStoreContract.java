@@ -1038,6 +1038,29 @@ public abstract class ChatStoreContract {
                 .isEqualTo(AnswerOutcome.CONFLICT);
     }
 
+    /** A batch that expects a thread's active leaf is stored only while the leaf is still that one. */
+    @Test
+    void aBatchExpectingTheActiveLeafIsRefusedWholeWhenTheBranchMoved() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().expectActiveLeaf("t", null).touch(new ThreadTouch("t", null, at(1), null, "leaf-1",
+                null)).build());
+        assertThat(store.findThread("t").orElseThrow().activeLeafId()).isEqualTo("leaf-1");
+
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().expectActiveLeaf("t", null)
+                .run(run("r", "t", RunStatus.RUNNING)).touch(new ThreadTouch("t", null, at(2), null, "leaf-2", null))
+                .build()))
+                .isInstanceOf(BranchMovedException.class)
+                .satisfies(e -> assertThat(((dev.parley.chat.ChatException) e).code())
+                        .isEqualTo(dev.parley.chat.ErrorCode.CONFLICT));
+        assertThat(store.findRun("r")).as("nothing of the refused batch").isEmpty();
+        assertThat(store.findThread("t").orElseThrow().activeLeafId()).isEqualTo("leaf-1");
+
+        store.write(StoreBatch.builder().expectActiveLeaf("t", "leaf-1").run(run("r", "t", RunStatus.RUNNING))
+                .touch(new ThreadTouch("t", null, at(3), null, "leaf-2", null)).build());
+        assertThat(store.findRun("r")).isPresent();
+        assertThat(store.findThread("t").orElseThrow().activeLeafId()).isEqualTo("leaf-2");
+    }
+
     @Test
     void anInputIsExpiredOrAnsweredButNeverBoth() {
         store.createThread(thread("t", "alice", T0));

@@ -50,7 +50,12 @@ public final class InProcessCoordinators implements AutoCloseable {
             for (Node node : nodes.values()) {
                 RunCoordinator.Listener listener = node.listener;
                 if (node.connected && !node.closed && listener != null) {
-                    message.accept(listener);
+                    try {
+                        message.accept(listener);
+                    } catch (RuntimeException e) {
+                        // one instance's listener failing must not keep the message from the others
+                        System.err.println("coordinator hub: the listener of " + node.id + " threw " + e);
+                    }
                 }
             }
         });

@@ -136,10 +136,10 @@ final class ClusterDuties {
                 return;
             }
             ActiveRun active = ctx.activeRuns.get(message.runId());
-            if (active == null) {
+            if (active == null || ctx.isClosed()) {
                 return;
             }
-            ctx.work.execute(() -> {
+            executeQuietly(() -> {
                 if (message.kind() == ControlMessage.Kind.CANCEL) {
                     manager.cancelHere(active);
                 } else {
@@ -151,6 +151,18 @@ final class ClusterDuties {
         @Override
         public void onResync() {
             ctx.remoteTails.values().forEach(waiting -> waiting.forEach(LiveSubscription::wake));
+        }
+    }
+
+    /**
+     * Runs work a coordinator's message asks for on a worker. A closing engine refuses it: the message is
+     * dropped (the run goes to another instance), never thrown back into the coordinator's listener thread.
+     */
+    private void executeQuietly(Runnable work) {
+        try {
+            ctx.work.execute(work);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            log.debug("A control message arrived while the engine closes; dropped");
         }
     }
 

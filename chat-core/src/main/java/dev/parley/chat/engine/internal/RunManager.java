@@ -22,6 +22,7 @@ import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.store.BranchMovedException;
 import dev.parley.chat.store.ThreadGoneException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +48,8 @@ public final class RunManager implements RunHost {
     private static final Logger log = LoggerFactory.getLogger(RunManager.class);
     /** The longest a start waits for an ended run to free its thread ({@link #awaitEndingRun}). */
     private static final long ENDING_RUN_WAIT_MILLIS = 5_000;
+    /** How often a start is tried when other instances keep moving the thread's branch meanwhile. */
+    private static final int BRANCH_ATTEMPTS = 5;
 
     private final EngineContext ctx;
     private final RunRecovery recovery;
@@ -118,9 +121,41 @@ public final class RunManager implements RunHost {
             DoubleTexting strategy, List<HostToolSpec> clientTools) {
         String threadId = run.threadId();
         awaitEndingRun(threadId);
-        ActiveRun interrupted = null;
-        ActiveRun created;
-        boolean busy;
+        Placed placed = null;
+        for (int attempt = 1; placed == null; attempt++) {
+            try {
+                placed = place(run, initialMessages, touch, strategy, clientTools);
+            } catch (BranchMovedException moved) {
+                if (attempt == BRANCH_ATTEMPTS) {
+                    throw ChatException.conflict("the thread's conversation kept moving (messages sent through other"
+                            + " host instances); send again");
+                }
+            }
+        }
+        if (placed.interrupted() != null) {
+            placed.interrupted().cancel();
+        }
+        if (!placed.queued()) {
+            launch(placed.run());
+        }
+        return new RunTicket(run.id(), threadId, run.userMessageId(), run.assistantMessageId(),
+                placed.queued() ? RunStatus.QUEUED : RunStatus.RUNNING);
+    }
+
+    /** A run stored and placed in its thread's lane: to launch, or queued (and a run it interrupts). */
+    private record Placed(ActiveRun run, boolean queued, @Nullable ActiveRun interrupted) {
+    }
+
+    /**
+     * Stores the run and places it in its thread's lane, deciding from the thread as it is now, while no other
+     * start on this instance can change it. The write expects the thread's active leaf as read: if another
+     * instance moved the branch meanwhile, nothing is stored and this is tried again.
+     *
+     * @throws BranchMovedException if the thread's active branch moved between the read and the write
+     */
+    private Placed place(Run run, Function<ChatThread, List<Message>> initialMessages, ThreadTouch touch,
+            DoubleTexting strategy, List<HostToolSpec> clientTools) {
+        String threadId = run.threadId();
         synchronized (ctx.lanes) {
             if (closing) {
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the engine is shutting down");
@@ -130,7 +165,7 @@ public final class RunManager implements RunHost {
             }
             ActiveRun current = ctx.lanes.current(threadId);
             List<Run> storedActive = current != null ? List.of() : ctx.store.findThreadRuns(threadId, ACTIVE);
-            busy = current != null || !storedActive.isEmpty();
+            boolean busy = current != null || !storedActive.isEmpty();
             if (busy && strategy == DoubleTexting.REJECT) {
                 throw busyThread(strategy);
             }
@@ -144,10 +179,11 @@ public final class RunManager implements RunHost {
             ChatThread thread = ctx.store.findThread(threadId).orElseThrow(() -> ChatException.notFound("thread", threadId));
             List<Message> first = initialMessages.apply(thread);
             Run toStore = busy ? run.withStatus(RunStatus.QUEUED) : run;
-            created = new ActiveRun(ctx, toStore, first, 0, EngineContext.SEQ_RESERVATION_BLOCK, this,
+            ActiveRun created = new ActiveRun(ctx, toStore, first, 0, EngineContext.SEQ_RESERVATION_BLOCK, this,
                     clientTools);
             StoreBatch.Builder batch = StoreBatch.builder().run(toStore).messages(first).touch(touch)
-                    .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK);
+                    .reserveSeq(toStore.id(), EngineContext.SEQ_RESERVATION_BLOCK)
+                    .expectActiveLeaf(threadId, thread.activeLeafId());
             if (ctx.clustered()) {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
@@ -155,6 +191,8 @@ public final class RunManager implements RunHost {
                 ctx.store.write(batch.build());
             } catch (ThreadGoneException e) {
                 throw ChatException.notFound("thread", threadId);
+            } catch (BranchMovedException e) {
+                throw e;
             } catch (ChatException e) {
                 if (e.code() == ErrorCode.CONFLICT) {
                     throw busyThread(strategy);
@@ -164,6 +202,7 @@ public final class RunManager implements RunHost {
             }
             ctx.activeRuns.put(run.id(), created);
             recovery.startedHere(run.id());
+            ActiveRun interrupted = null;
             if (!busy) {
                 ctx.lanes.occupy(threadId, created);
             } else {
@@ -172,15 +211,8 @@ public final class RunManager implements RunHost {
                     interrupted = current;
                 }
             }
+            return new Placed(created, busy, interrupted);
         }
-        if (interrupted != null) {
-            interrupted.cancel();
-        }
-        if (!busy) {
-            launch(created);
-        }
-        return new RunTicket(run.id(), threadId, run.userMessageId(), run.assistantMessageId(),
-                busy ? RunStatus.QUEUED : RunStatus.RUNNING);
     }
 
     /**

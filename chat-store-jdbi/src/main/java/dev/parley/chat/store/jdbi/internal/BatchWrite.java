@@ -6,6 +6,7 @@ import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.store.BranchMovedException;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadGoneException;
 import java.util.ArrayList;
@@ -14,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -116,6 +119,14 @@ public final class BatchWrite {
         String fence = batch.fence();
         if (fence != null) {
             dao.runs().checkFence(fence, batch.writtenRunIds());
+        }
+        StoreBatch.ExpectedLeaf expected = batch.expectedLeaf();
+        if (expected != null) {
+            Optional<String> leaf = dao.threads().activeLeafForUpdate(expected.threadId());
+            String actual = leaf.filter(id -> !id.isEmpty()).orElse(null);
+            if (leaf.isPresent() && !Objects.equals(actual, expected.leafId())) {
+                throw new BranchMovedException(expected.threadId(), expected.leafId(), actual);
+            }
         }
         if (!batch.threadTouches().isEmpty()) {
             dao.threads().touch(batch.threadTouches());

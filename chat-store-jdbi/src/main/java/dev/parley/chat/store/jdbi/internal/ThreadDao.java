@@ -67,6 +67,9 @@ public interface ThreadDao {
     /** Which of these threads exist (after a batch failed on a foreign key: which threads are gone?). */
     String EXISTING_THREAD_IDS = "SELECT id FROM parley_threads WHERE id IN (<threadIds>)";
 
+    /** A thread's active leaf ('' for none) for a batch that expects it; no row if the thread is gone. */
+    String ACTIVE_LEAF = "SELECT COALESCE(active_leaf_id, '') FROM parley_threads WHERE id = :id";
+
     /** The interface to attach on a database. */
     static Class<? extends ThreadDao> of(Dialect dialect) {
         return switch (dialect) {
@@ -92,6 +95,13 @@ public interface ThreadDao {
         return after == null ? listNewest(ownerId, limit)
                 : listAfter(ownerId, after.lastMessageAt().toEpochMilli(), after.id(), limit);
     }
+
+    /**
+     * The thread's active leaf as a batch that expects it reads it, inside its transaction: '' for none, empty
+     * if the thread is gone. PostgreSQL locks the row ({@code FOR NO KEY UPDATE}: two such batches of one thread
+     * go one after the other; writers of the thread's runs and messages are not held up).
+     */
+    Optional<String> activeLeafForUpdate(String id);
 
     /** Sets the fields a caller may change; 0 if there is no such thread. */
     int update(ChatThread thread);
@@ -133,6 +143,10 @@ public interface ThreadDao {
         @Override
         @SqlBatch(TOUCH_THREAD)
         void touch(@BindRow(TouchColumns.class) List<ThreadTouch> touches);
+
+        @Override
+        @SqlQuery(ACTIVE_LEAF)
+        Optional<String> activeLeafForUpdate(String id);
     }
 
     /** PostgreSQL: the title with its search vector (built by the store, see {@link SearchText#vector}). */
@@ -156,6 +170,10 @@ public interface ThreadDao {
         @Override
         @SqlBatch(TOUCH_THREAD)
         void touch(@BindRow(VectorTouchColumns.class) List<ThreadTouch> touches);
+
+        @Override
+        @SqlQuery(ACTIVE_LEAF + " FOR NO KEY UPDATE")
+        Optional<String> activeLeafForUpdate(String id);
     }
 
     /** Binds every column of a thread. */
