@@ -117,10 +117,31 @@ class SimulationTest {
                 .append("\n  shortest history found (").append(shortest.ran().size()).append(" of ")
                 .append(failed.ran().size()).append(" operations):");
         shortest.ran().forEach(op -> text.append("\n    ").append(op));
+        text.append(engineLogAbout(shortest.violations().get(0)));
         text.append("\n  replay: mvn -B -pl simulation -am verify -Dtest=SimulationTest "
                 + "-Dsurefire.failIfNoSpecifiedTests=false -Dparley.sim=replay -Dparley.sim.replay=")
                 .append(failed.settings().describe(ids)).append("\n");
         return text.toString();
+    }
+
+    /** The engines' log lines about the runs a broken promise names (the log of the whole test run). */
+    private static String engineLogAbout(String violation) {
+        Path log = Path.of("target", "simulation-engine.log");
+        java.util.regex.Matcher ids = java.util.regex.Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+                .matcher(violation);
+        java.util.Set<String> runIds = new java.util.LinkedHashSet<>();
+        while (ids.find()) {
+            runIds.add(ids.group());
+        }
+        if (runIds.isEmpty() || !Files.exists(log)) {
+            return "";
+        }
+        try (java.util.stream.Stream<String> lines = Files.lines(log)) {
+            List<String> about = lines.filter(line -> runIds.stream().anyMatch(line::contains)).limit(40).toList();
+            return about.isEmpty() ? "" : "\n  the engines' log about " + runIds + ":\n    " + String.join("\n    ", about);
+        } catch (IOException | UncheckedIOException e) {
+            return "";
+        }
     }
 
     private static void replay(String text) {
