@@ -64,6 +64,8 @@ class SimulationTest {
             long checks = 0;
             long faults = 0;
             int failed = 0;
+            long started = System.nanoTime();
+            String firstFailure = "";
             while (System.nanoTime() < deadline) {
                 Simulation.Settings settings = new Simulation.Settings(seed++, STEPS, configuration.store(),
                         configuration.instances(), configuration.faults());
@@ -74,12 +76,14 @@ class SimulationTest {
                 faults += outcome.faults();
                 if (outcome.failed()) {
                     failed++;
+                    firstFailure = String.format(" (seed %d after %.0f s: %s)", settings.seed(),
+                            (System.nanoTime() - started) / 1e9, outcome.invariant());
                     failures.add(explain(outcome));
                     break;
                 }
             }
-            figures.append(String.format("%-22s %5d simulations, %6d operations, %6d faults, %7d checks, %d failed%n",
-                    configuration.name(), simulations, operations, faults, checks, failed));
+            figures.append(String.format("%-22s %5d simulations, %6d operations, %6d faults, %7d checks, %d failed%s%n",
+                    configuration.name(), simulations, operations, faults, checks, failed, firstFailure));
         }
         Files.writeString(Path.of(System.getProperty("parley.sim.figures", "target/simulation-figures.txt")),
                 figures.toString(), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
