@@ -506,6 +506,9 @@ public final class ActiveRun {
             synchronized (this) {
                 syncSeq = 0;
                 publishedInputs = reducer.pendingInputs();
+                if (statusChanged) {
+                    published = currentRecord();
+                }
             }
             publish(event, statusChanged, false);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
