@@ -234,7 +234,10 @@ final class Checks {
         for (Run run : storedRuns()) {
             if (run.status().isTerminal() && !store.listPendingInputs(run.id()).isEmpty()) {
                 violated("no input stays pending on an ended run", "run " + run.id() + " (" + run.status()
-                        + ") has pending " + store.listPendingInputs(run.id()).stream().map(p -> p.inputId()).toList());
+                        + ", ended " + run.finishedAt() + ") has pending " + store.listPendingInputs(run.id())
+                        + "; deliveries " + world.runtime.deliveries().entrySet().stream()
+                                .filter(e -> e.getKey().startsWith(run.id())).toList()
+                        + "; its last events " + lastEvents(run.id()));
             }
         }
     }
@@ -307,9 +310,16 @@ final class Checks {
             stored.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
             if (!reducer.messages().equals(stored)) {
                 violated("the stored messages are the fold of the stored events", "run " + run.id() + " ("
-                        + run.status() + "): folded " + describe(reducer.messages()) + " but stored " + describe(stored));
+                        + run.status() + "): folded " + describe(reducer.messages()) + " but stored " + describe(stored)
+                        + "; its last events " + lastEvents(run.id()));
             }
         }
+    }
+
+    private List<String> lastEvents(String runId) {
+        List<RunEvent> events = store.readEvents(runId, 0, 1_000_000);
+        return events.subList(Math.max(0, events.size() - 6), events.size()).stream()
+                .map(e -> e.seq() + ":" + e.type() + "@" + e.timestamp()).toList();
     }
 
     private static String describe(List<Message> messages) {

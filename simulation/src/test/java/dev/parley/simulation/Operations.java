@@ -94,7 +94,7 @@ final class Operations {
                 subscribe(engine, earlier.runId(), earlier.owner(), earlier.subscriber().lastSeq(earlier.after()));
             }
         } else if (op instanceof Op.DeleteThread delete) {
-            World.ThreadRef thread = world.thread(delete.thread());
+            World.ThreadRef thread = world.current(world.thread(delete.thread()));
             if (thread != null) {
                 expectNotFound(op, () -> {
                     engine.deleteThread(world.otherOwner(thread.owner()), thread.id());
@@ -120,7 +120,7 @@ final class Operations {
     }
 
     private void send(ChatEngine engine, Op.Send send) {
-        World.ThreadRef thread = world.thread(send.thread());
+        World.ThreadRef thread = world.current(world.thread(send.thread()));
         if (thread == null) {
             return;
         }
@@ -134,7 +134,7 @@ final class Operations {
     }
 
     private void sendTwice(ChatEngine engine, Op.SendTwice twice) {
-        World.ThreadRef thread = world.thread(twice.thread());
+        World.ThreadRef thread = world.current(world.thread(twice.thread()));
         if (thread == null) {
             return;
         }

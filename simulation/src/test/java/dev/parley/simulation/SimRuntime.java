@@ -90,6 +90,7 @@ final class SimRuntime implements RuntimeAdapter {
     private final Map<String, String> firstDeliveries = new ConcurrentHashMap<>();
     private final Map<String, String> duplicates = new ConcurrentHashMap<>();
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
 
     SimRuntime(VirtualTime time, Faults faults) {
         this.time = time;
@@ -145,6 +146,11 @@ final class SimRuntime implements RuntimeAdapter {
 
     private Flow.Publisher<AgentStreamEvent> play(RunRequest request, boolean retry) {
         faults.runtimeCall("generateResponse");
+        if (!started.add(request.runId())) {
+            // as a Bridge answers a second POST /run with the same id: a run id is started once (an instance
+            // that took a run over may launch one a dead instance had launched already)
+            throw new ChatException(ErrorCode.CONFLICT, "simulated: run " + request.runId() + " was started before");
+        }
         List<String> history = request.history().messages().stream()
                 .filter(m -> m.kind().isTopLevel()).map(Message::id).toList();
         received.add(new Received(request, history, retry));

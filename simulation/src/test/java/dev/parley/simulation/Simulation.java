@@ -189,7 +189,10 @@ final class Simulation {
             if (System.nanoTime() > deadline) {
                 if (!active.isEmpty()) {
                     world.violated("every started run ends", "still active after the wind-down: " + active.stream()
-                            .map(r -> r.id() + " " + r.status()).toList());
+                            .map(r -> r.id() + " " + r.status() + " lease " + world.store.findLease(r.id()).orElse(null)
+                                    + " (instances now " + world.instanceIds() + ", time " + world.time.clock().instant()
+                                    + "), " + world.store.readEvents(r.id(), 0, 1_000_000).size() + " events stored")
+                            .toList());
                 } else {
                     world.subscriptions.stream().filter(s -> !s.subscriber().done()).findFirst().ifPresent(s ->
                             world.violated("every subscriber sees each event once, in order", "a subscriber of ended run "

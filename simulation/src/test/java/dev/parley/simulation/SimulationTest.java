@@ -64,6 +64,8 @@ class SimulationTest {
             long checks = 0;
             long faults = 0;
             int failed = 0;
+            long started = System.nanoTime();
+            String firstFailure = "";
             while (System.nanoTime() < deadline) {
                 Simulation.Settings settings = new Simulation.Settings(seed++, STEPS, configuration.store(),
                         configuration.instances(), configuration.faults());
@@ -74,12 +76,14 @@ class SimulationTest {
                 faults += outcome.faults();
                 if (outcome.failed()) {
                     failed++;
+                    firstFailure = String.format(" (seed %d after %.0f s: %s)", settings.seed(),
+                            (System.nanoTime() - started) / 1e9, outcome.invariant());
                     failures.add(explain(outcome));
                     break;
                 }
             }
-            figures.append(String.format("%-22s %5d simulations, %6d operations, %6d faults, %7d checks, %d failed%n",
-                    configuration.name(), simulations, operations, faults, checks, failed));
+            figures.append(String.format("%-22s %5d simulations, %6d operations, %6d faults, %7d checks, %d failed%s%n",
+                    configuration.name(), simulations, operations, faults, checks, failed, firstFailure));
         }
         Files.writeString(Path.of(System.getProperty("parley.sim.figures", "target/simulation-figures.txt")),
                 figures.toString(), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
@@ -117,10 +121,31 @@ class SimulationTest {
                 .append("\n  shortest history found (").append(shortest.ran().size()).append(" of ")
                 .append(failed.ran().size()).append(" operations):");
         shortest.ran().forEach(op -> text.append("\n    ").append(op));
+        text.append(engineLogAbout(shortest.violations().get(0)));
         text.append("\n  replay: mvn -B -pl simulation -am verify -Dtest=SimulationTest "
                 + "-Dsurefire.failIfNoSpecifiedTests=false -Dparley.sim=replay -Dparley.sim.replay=")
                 .append(failed.settings().describe(ids)).append("\n");
         return text.toString();
+    }
+
+    /** The engines' log lines about the runs a broken promise names (the log of the whole test run). */
+    private static String engineLogAbout(String violation) {
+        Path log = Path.of("target", "simulation-engine.log");
+        java.util.regex.Matcher ids = java.util.regex.Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+                .matcher(violation);
+        java.util.Set<String> runIds = new java.util.LinkedHashSet<>();
+        while (ids.find()) {
+            runIds.add(ids.group());
+        }
+        if (runIds.isEmpty() || !Files.exists(log)) {
+            return "";
+        }
+        try (java.util.stream.Stream<String> lines = Files.lines(log)) {
+            List<String> about = lines.filter(line -> runIds.stream().anyMatch(line::contains)).limit(40).toList();
+            return about.isEmpty() ? "" : "\n  the engines' log about " + runIds + ":\n    " + String.join("\n    ", about);
+        } catch (IOException | UncheckedIOException e) {
+            return "";
+        }
     }
 
     private static void replay(String text) {

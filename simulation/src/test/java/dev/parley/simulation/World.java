@@ -110,6 +110,15 @@ final class World implements AutoCloseable {
         return engines.length();
     }
 
+    /** The current incarnation of each instance, as its coordinator names it. */
+    synchronized List<String> instanceIds() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < instanceIds.length(); i++) {
+            ids.add(instanceIds.get(i) + (dead[i].get() ? " (dead)" : ""));
+        }
+        return ids;
+    }
+
     synchronized boolean isDead(int instance) {
         return dead[instance % dead.length].get();
     }
@@ -152,6 +161,9 @@ final class World implements AutoCloseable {
      */
     synchronized void restart(int instance) {
         ChatEngine old = engines.get(instance);
+        if (hub != null) {
+            hub.disconnect(instanceIds.get(instance)); // the old process's connection goes with it
+        }
         old.close();
         start(instance);
     }
@@ -218,6 +230,18 @@ final class World implements AutoCloseable {
     @Nullable ThreadRef thread(int n) {
         List<ThreadRef> known = threads;
         return known.isEmpty() ? null : known.get(Math.floorMod(n, known.size()));
+    }
+
+    /**
+     * The thread as it is now, or null when the id is gone or now names another thread (a client-chosen id
+     * reopened after a delete, maybe by another owner): an operation on a thread acts on what it knew.
+     */
+    @Nullable ThreadRef current(@Nullable ThreadRef ref) {
+        if (ref == null) {
+            return null;
+        }
+        return store.findThread(ref.id()).filter(t -> t.createdAt().equals(ref.createdAt()) && t.ownerId().equals(ref.owner()))
+                .map(t -> ref).orElse(null);
     }
 
     @Nullable RunRef run(int n) {

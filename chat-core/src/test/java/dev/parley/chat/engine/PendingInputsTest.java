@@ -420,6 +420,38 @@ class PendingInputsTest extends EngineTestSupport {
     }
 
     @Test
+    void aStateThatShowsAQuestionAlsoShowsTheRunWaitingForIt() throws Exception {
+        for (int attempt = 0; attempt < 30; attempt++) {
+            CountDownLatch storing = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ChatStore real = store;
+            store = InterceptedStore.of(real, (method, args, proceed) -> {
+                if (method.equals("write") && !((StoreBatch) args[0]).inputs().isEmpty() && storing.getCount() > 0) {
+                    storing.countDown();
+                    assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+                }
+                return proceed.call();
+            });
+            ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris"))));
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("plan"));
+            assertThat(storing.await(10, TimeUnit.SECONDS)).as("the question's flush to start").isTrue();
+
+            release.countDown();
+            RunState seen;
+            do {
+                seen = engine.state(ALICE, ticket.runId());
+                if (!seen.pendingInputs().isEmpty()) {
+                    assertThat(seen.run().status()).as("attempt " + attempt).isEqualTo(RunStatus.WAITING_FOR_INPUT);
+                }
+            } while (seen.pendingInputs().isEmpty());
+            engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Paris"));
+            awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+            store = real;
+        }
+    }
+
+    @Test
     void theOlderClarifyCallStillAnswersAQuestionAskedTheOlderWay() {
         ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
         ChatEngine engine = engine(runtime);

@@ -66,6 +66,8 @@ public final class ActiveRun {
     /** Where the runtime's stream stands, for following the run again after a restart. */
     private final ResumeTracker resume;
     private boolean terminalAppended;
+    /** A snapshot of the run's messages is in its log (announced, or replayed): an end needs none of its own. */
+    private boolean snapshotLogged;
     /** The seq of the terminal event once logged (0 before): the run leaves memory once it is stored. */
     private long terminalSeq;
     private boolean endStored;
@@ -214,6 +216,7 @@ public final class ActiveRun {
     synchronized void replayStored(List<RunEvent> events) {
         for (RunEvent event : events) {
             reducer.apply(event);
+            snapshotLogged |= event.event() instanceof AgentStreamEvent.MessagesSnapshot;
         }
         writes.messagesNow();
         publishedInputs = reducer.pendingInputs();
@@ -278,13 +281,21 @@ public final class ActiveRun {
         });
     }
 
-    /** Logs the run's start (once): run_started and its first messages. */
+    /** Logs the run's start (once): run_started and its first messages, with nothing in between. */
     void announce() {
-        if (reducedStatus() != RunStatus.QUEUED) {
-            return;
+        order.lock();
+        try {
+            if (reducedStatus() != RunStatus.QUEUED) {
+                return;
+            }
+            // both under one hold of the order lock: an end that comes in between (the engine closing) must
+            // not leave a log with the start but without the messages it announces
+            if (ingest(new AgentStreamEvent.RunStarted(threadId, runId, run.assistantMessageId())) != null) {
+                ingest(new AgentStreamEvent.MessagesSnapshot(threadId, runId, initialMessages, null));
+            }
+        } finally {
+            order.unlock();
         }
-        ingest(new AgentStreamEvent.RunStarted(threadId, runId, run.assistantMessageId()));
-        ingest(new AgentStreamEvent.MessagesSnapshot(threadId, runId, initialMessages, null));
     }
 
     // ------------------------------------------------------------------ the guarantee: every run ends
@@ -318,6 +329,8 @@ public final class ActiveRun {
         try {
             if (reducedStatus() == RunStatus.QUEUED) {
                 append(new AgentStreamEvent.RunStarted(threadId, runId, run.assistantMessageId()), true);
+            }
+            if (!snapshotLogged()) {
                 append(new AgentStreamEvent.MessagesSnapshot(threadId, runId, initialMessages, null), true);
             }
             append(terminal, true);
@@ -340,6 +353,10 @@ public final class ActiveRun {
         } finally {
             ctx.activeRuns.remove(runId, this);
         }
+    }
+
+    private synchronized boolean snapshotLogged() {
+        return snapshotLogged;
     }
 
     /** True once the run's terminal event is logged (it is ending, or has ended). */
@@ -516,6 +533,7 @@ public final class ActiveRun {
             RunStatus before = reducer.status();
             logged = new RunEvent(runId, seq, ctx.clock.millis(), event);
             reducer.apply(logged);
+            snapshotLogged |= event instanceof AgentStreamEvent.MessagesSnapshot;
             runLog.add(logged);
             writes.event(logged);
             if (fromRuntime) {
@@ -559,6 +577,9 @@ public final class ActiveRun {
             synchronized (this) {
                 syncSeq = 0;
                 publishedInputs = reducer.pendingInputs();
+                if (statusChanged) {
+                    published = currentRecord();
+                }
             }
             publish(event, statusChanged, false);
             AgentStreamEvent.InputRequested ask = (AgentStreamEvent.InputRequested) event;
