@@ -121,6 +121,11 @@ public interface RuntimeAdapter {
      * the runtime, or be unknown there; neither is an error. The default calls {@link #cancel(String)}
      * (and treats NOT_FOUND as done).
      *
+     * <p>Also called by a closing engine for its own runs that nobody will follow. Called on an engine worker
+     * thread, possibly for several runs at once; it may block, but the engine waits for it at most the cancel
+     * grace period ({@code EngineLimits#cancelGracePeriod}) before it ends the run regardless. Whatever it
+     * throws is logged; the run ends INTERRUPTED either way.
+     *
      * @param resumeToken the last position the run's stream reported ({@link ResumableSubscriber}), which
      *     may name the run on the runtime's side; null if none was stored
      * @throws ChatException RUNTIME_UNAVAILABLE when the runtime cannot be reached

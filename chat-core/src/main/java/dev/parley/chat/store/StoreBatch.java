@@ -71,14 +71,22 @@ public record StoreBatch(
      *
      * @param token the runtime's resume token ({@link dev.parley.chat.runtime.ResumableSubscriber})
      * @param skip how many of the runtime's items after the token are stored already (at least 0)
+     * @param followable a re-attached stream may start here; false where the token only names the run on the
+     *     runtime's side, for stopping it (the runtime cannot re-attach, or the run offers tools the person's
+     *     browser runs, which are not stored)
      */
-    public record ResumePoint(String runId, String token, long skip) {
+    public record ResumePoint(String runId, String token, long skip, boolean followable) {
         public ResumePoint {
             Objects.requireNonNull(runId, "runId");
             Objects.requireNonNull(token, "token");
             if (skip < 0) {
                 throw new IllegalArgumentException("skip must not be negative, got " + skip);
             }
+        }
+
+        /** A followable point. */
+        public ResumePoint(String runId, String token, long skip) {
+            this(runId, token, skip, true);
         }
     }
 

@@ -13,16 +13,25 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.FailingStore;
+import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -243,5 +252,127 @@ class StreamingReattachTest extends EngineTestSupport {
         assertThat(bridge.reattachments()).hasSize(1);
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo(Scripts.framedAnswer(60));
+    }
+
+    /**
+     * A runtime that no longer knows the run ends it at once, also where the stored point says items after it
+     * are stored: that end is the run's end, not an item to skip (skipping it left the stream ending without
+     * a final event, and the run FAILED for a reason that was not its own).
+     */
+    @Test
+    void aRunTheRuntimeNoLongerKnowsEndsInterruptedAlsoWhenItsPointSkipsItems() {
+        String r = "s5";
+        Run run = leftStreaming(r, List.of(word(r, 1), word(r, 2), word(r, 3)), new StoreBatch.ResumePoint(r, "2", 1));
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.frames(8, 0));
+        runtime.forget(r);
+        ChatEngine engine = engine(runtime);
+
+        Run ended = awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        assertThat(ended.error().code()).isEqualTo("INTERRUPTED");
+        assertThat(streamedText(store.readEvents(run.id(), 0, 1_000))).isEqualTo("w1 w2 w3 ");
+    }
+
+    /**
+     * Tools the person's browser runs live only in the engine that started the run: a re-attached run that
+     * called one would wait for a result nobody sends. Such a run is not left for the next engine when its
+     * engine closes, nor followed after its host died: it is stopped in the runtime and INTERRUPTED.
+     */
+    @Test
+    void aRunThatOffersBrowserToolsIsStoppedNotLeftWhenItsEngineCloses() {
+        ScriptedRuntime bridge = ScriptedRuntime.playing(Scripts.frames(30, 15));
+        ChatEngine first = engine(bridge);
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("stream")
+                .withClientTools(List.of(new HostToolSpec("pick_date", "Lets the person pick a date", "{}"))));
+        await(() -> store.lastSeq(ticket.runId()), last -> last >= 10, "some frames to be stored");
+
+        first.close();
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        assertThat(bridge.stoppedOrphans()).hasSize(1).allMatch(stop -> stop.startsWith(ticket.runId() + "@"));
+        assertThat(store.findResumePoint(ticket.runId())).hasValueSatisfying(point ->
+                assertThat(point.followable()).as("the point only names the run").isFalse());
+    }
+
+    @Test
+    void aRunThatOffersBrowserToolsIsStoppedNotFollowedAfterItsHostDied() {
+        ScriptedRuntime bridge = ScriptedRuntime.playing(Scripts.frames(60, 5));
+        FailingStore storeOfFirst = new FailingStore(store);
+        dev.parley.chat.store.ChatStore shared = store;
+        store = storeOfFirst.store();
+        ChatEngine first = engine(bridge);
+        store = shared;
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("stream")
+                .withClientTools(List.of(new HostToolSpec("pick_date", "Lets the person pick a date", "{}"))));
+        await(() -> store.lastSeq(ticket.runId()), last -> last >= 10, "some frames to be stored");
+        storeOfFirst.kill();
+
+        ChatEngine next = engine(bridge);
+        awaitRun(next, ticket.runId(), RunStatus.INTERRUPTED);
+        assertThat(bridge.reattachments()).isEmpty();
+        assertThat(bridge.stoppedOrphans()).hasSize(1);
+    }
+
+    /**
+     * A runtime whose stop hangs (unreachable, no answer) does not hold a recovered run: it ends INTERRUPTED
+     * within the cancel grace period, and its thread takes the next message.
+     */
+    @Test
+    void aRecoveredRunEndsEvenIfStoppingItInTheRuntimeHangs() {
+        String r = "s6";
+        Run run = leftStreaming(r, List.of(word(r, 1)), new StoreBatch.ResumePoint(r, "hermes-run-9", 0));
+        CountDownLatch never = new CountDownLatch(1);
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.frames(8, 0))
+                .withCapabilities(EnumSet.of(Capability.CANCEL, Capability.APPROVALS))
+                .withOrphanStops(() -> never.await(1, TimeUnit.MINUTES));
+        ChatEngine engine = engine(runtime);
+
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        awaitRun(engine, engine.startRun(ALICE, run.threadId(), StartRun.of("again")).runId(), RunStatus.SUCCEEDED);
+        never.countDown();
+    }
+
+    /**
+     * A flapping store refuses the stream's part until the batch writer writes it row by row, then refuses its
+     * event rows and every write: the part is kept. Its resume point must not be stored before its events
+     * (a point ahead of the stored events makes a re-attached stream skip items the store does not hold).
+     */
+    @Test
+    void aResumePointIsNeverStoredAheadOfTheEventsItCoversWhenTheStoreFlaps() {
+        ChatStore real = store;
+        AtomicBoolean flapping = new AtomicBoolean();
+        Set<Long> attempted = ConcurrentHashMap.newKeySet();
+        List<String> ahead = new CopyOnWriteArrayList<>();
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("write") && flapping.get()) {
+                StoreBatch batch = (StoreBatch) args[0];
+                batch.events().forEach(event -> attempted.add(event.seq()));
+                for (StoreBatch.ResumePoint point : batch.resumePoints()) {
+                    Set<Long> held = new HashSet<>();
+                    real.readEvents(point.runId(), 0, 10_000).forEach(event -> held.add(event.seq()));
+                    batch.events().forEach(event -> held.add(event.seq()));
+                    if (!held.containsAll(attempted)) {
+                        ahead.add(point.toString());
+                    }
+                }
+                if (!batch.events().isEmpty()) {
+                    throw new IllegalStateException("injected: the database refuses the rows");
+                }
+            }
+            if (method.equals("reserveSeq") && ((Long) args[1]) == 0 && flapping.compareAndSet(true, false)) {
+                throw new IllegalStateException("injected: the database takes no writes");
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.frames(40, 10)));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("stream"));
+        await(() -> real.lastSeq(ticket.runId()), last -> last >= 6, "some frames to be stored");
+        flapping.set(true);
+
+        Run run = awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(flapping).as("the store flapped and came back").isFalse();
+        assertThat(ahead).as("points stored ahead of their events").isEmpty();
+        assertThat(streamedText(real.readEvents(run.id(), 0, 10_000))).isEqualTo(Scripts.framedAnswer(40));
     }
 }

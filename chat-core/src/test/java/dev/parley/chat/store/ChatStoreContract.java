@@ -753,11 +753,11 @@ public abstract class ChatStoreContract {
         assertThat(store.findResumePoint("r")).contains(new StoreBatch.ResumePoint("r", "3", 0));
         store.write(StoreBatch.builder().event(event("r", 2)).event(event("r", 3))
                 .resumePoint(new StoreBatch.ResumePoint("r", "3;thinking=2", 2))
-                .resumePoint(new StoreBatch.ResumePoint("q", "q-1", 0)).build());
+                .resumePoint(new StoreBatch.ResumePoint("q", "q-1", 0, false)).build());
         assertThat(store.findResumePoint("r")).as("the newest replaces the one before, whatever it says")
                 .contains(new StoreBatch.ResumePoint("r", "3;thinking=2", 2));
-        assertThat(store.findResumePoint("q")).as("each run has its own")
-                .contains(new StoreBatch.ResumePoint("q", "q-1", 0));
+        assertThat(store.findResumePoint("q")).as("each run has its own, followable or only naming the run")
+                .contains(new StoreBatch.ResumePoint("q", "q-1", 0, false));
         store.write(StoreBatch.builder().event(event("r", 4)).build());
         assertThat(store.findResumePoint("r")).as("a batch without one leaves it")
                 .contains(new StoreBatch.ResumePoint("r", "3;thinking=2", 2));

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -190,6 +191,7 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<String> retries = new CopyOnWriteArrayList<>();
     private final List<String> reattachTokens = new CopyOnWriteArrayList<>();
     private final List<String> stoppedOrphans = new CopyOnWriteArrayList<>();
+    private volatile @org.jspecify.annotations.Nullable Callable<?> orphanStop;
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
     private final List<ClarifyReply> answers = new CopyOnWriteArrayList<>();
     private final List<String> cancels = new CopyOnWriteArrayList<>();
@@ -283,10 +285,23 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         forgotten.add(runId);
     }
 
+    /** What a stop of a run nobody follows does before it is recorded (e.g. hang, as an unreachable runtime). */
+    public ScriptedRuntime withOrphanStops(Callable<?> howItStops) {
+        this.orphanStop = howItStops;
+        return this;
+    }
+
     /** Records the stop, and stops the run's script if one plays. */
     @Override
     public void stopOrphan(String runId, @org.jspecify.annotations.Nullable String resumeToken) {
         requireCapability(Capability.CANCEL);
+        if (orphanStop != null) {
+            try {
+                orphanStop.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
         stoppedOrphans.add(runId + "@" + resumeToken);
         Player player = players.get(runId);
         if (player != null) {

@@ -118,7 +118,7 @@ public final class ActiveRun {
         this.initialMessages = List.copyOf(initialMessages);
         this.lastSeq = baseSeq;
         this.writes = new RunWrites(ctx, runId, reservedSeq);
-        this.resume = new ResumeTracker(runId, ctx.can(Capability.REATTACH), baseSeq);
+        this.resume = new ResumeTracker(runId, ctx.can(Capability.REATTACH) && clientTools.isEmpty(), baseSeq);
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY,
                 Math.min(ctx.limits.subscriberLagLimit(), EngineContext.READER_RING_CAPACITY), baseSeq);
         this.host = host;
@@ -440,6 +440,15 @@ public final class ActiveRun {
         ctx.writer.markDirty(this, 0);
     }
 
+    /**
+     * True if another engine could follow this run from where its stored events reach: the runtime re-attaches,
+     * the stream said where it stands, and no tool the person's browser runs is offered (those tools are not
+     * stored, so a re-attached run that called one would wait for good).
+     */
+    synchronized boolean followableElsewhere() {
+        return resume.followable();
+    }
+
     /** The token the runtime's stream reported last (it may name the run on the runtime's side), or null. */
     synchronized @Nullable String resumeToken() {
         return resume.token();
@@ -449,6 +458,11 @@ public final class ActiveRun {
      * True while a host action or client tool the agent called has no result: such a run cannot be followed
      * after a restart (the result would not reach the runtime).
      */
+    /** True if the run offers tools the person's browser runs (they live only in this engine's memory). */
+    boolean offersClientTools() {
+        return !tools.clientTools().isEmpty();
+    }
+
     synchronized boolean runsHostTool() {
         for (Message message : reducer.messages()) {
             if (message instanceof ActionExecutionMessage call && call.status() == MessageStatus.IN_PROGRESS

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +29,8 @@ final class OrphanStops {
 
     /**
      * A run recovered from the store: stopped, then ended, on a worker (the runtime may be slow; the run holds
-     * its thread meanwhile).
+     * its thread meanwhile). A stop that takes longer than the cancel grace period does not hold the run: it
+     * ends regardless (the first of the two ends counts).
      */
     static void stopThenInterrupt(EngineContext ctx, ActiveRun run, @Nullable String resumeToken, String reason) {
         if (!ctx.can(Capability.CANCEL)) {
@@ -36,8 +38,14 @@ final class OrphanStops {
             return;
         }
         try {
+            ScheduledFuture<?> deadline = ctx.timers.schedule(() -> run.guarded(() -> {
+                log.warn("Run {}: stopping it in the runtime took longer than {}; ending it regardless", run.runId(),
+                        ctx.limits.cancelGracePeriod());
+                run.forceEnd(RunStatus.INTERRUPTED, reason);
+            }), ctx.limits.cancelGracePeriod().toMillis(), TimeUnit.MILLISECONDS);
             ctx.work.execute(() -> run.guarded(() -> {
                 stop(ctx, run.runId(), resumeToken);
+                deadline.cancel(false);
                 run.forceEnd(RunStatus.INTERRUPTED, reason);
             }));
         } catch (RuntimeException e) {
@@ -55,10 +63,11 @@ final class OrphanStops {
             List<CompletableFuture<Void>> stops = new ArrayList<>();
             for (ActiveRun run : runs) {
                 String token = run.resumeToken();
+                Runnable stop = () -> stop(ctx, run.runId(), token);
                 try {
-                    stops.add(CompletableFuture.runAsync(() -> stop(ctx, run.runId(), token), ctx.work));
+                    stops.add(CompletableFuture.runAsync(stop, ctx.work));
                 } catch (RuntimeException e) {
-                    stop(ctx, run.runId(), token);
+                    stops.add(CompletableFuture.runAsync(stop));
                 }
             }
             try {

@@ -24,8 +24,9 @@ final class ResumeTracker {
 
     private final String runId;
     /**
-     * The runtime can re-attach: every point is stored. Otherwise the token only names the run on the
-     * runtime's side (for stopping it), and a point is stored only when its token changes.
+     * The run can be re-attached: every point is stored, followable. Otherwise (the runtime cannot re-attach,
+     * or the run offers tools the person's browser runs, which are not stored) the token only names the run on
+     * the runtime's side, for stopping it: a point is stored only when its token changes, not followable.
      */
     private final boolean reattachable;
     private @Nullable String token;
@@ -89,9 +90,9 @@ final class ResumeTracker {
         reached.addLast(new Reached(seq, token, covered));
     }
 
-    /** True once the stream reported where it stands: the run can be followed, or stopped, by another host. */
-    boolean hasToken() {
-        return token != null;
+    /** True once the stream reported where it stands and the run can be re-attached: another host can follow it. */
+    boolean followable() {
+        return reattachable && token != null;
     }
 
     /** The token the stream reported last, or null. */
@@ -113,7 +114,7 @@ final class ResumeTracker {
                 || newest.skip() == handed.skip())) {
             return;
         }
-        handed = new StoreBatch.ResumePoint(runId, newest.token(), newest.skip());
+        handed = new StoreBatch.ResumePoint(runId, newest.token(), newest.skip(), reattachable);
         batch.resumePoint(handed);
     }
 }

@@ -544,7 +544,9 @@ public final class RunManager implements RunHost {
     /**
      * Ends this process's part. Where the runtime can re-attach, runs it carries on are left for the next
      * engine, which follows them from where the store leaves them: runs waiting for an answer, and running
-     * runs whose stream said where it stands (unless a tool the host side answers is running). Their stream
+     * runs whose stream said where it stands (unless a tool the host side answers is running); never a run that
+     * offers tools the person's browser runs (they are not stored: a re-attached run calling one would wait for
+     * good). Their stream
      * is closed, which does not stop them in the runtime; the last flush stores their resume points with
      * their events. Queued runs stay queued. With other instances, the leases of the runs left are released
      * so that one of them takes the runs over at once; alone, the next start of the host does. Every other
@@ -564,8 +566,9 @@ public final class RunManager implements RunHost {
                 continue;
             }
             Run now = run.snapshot();
-            boolean followable = ctx.can(Capability.REATTACH) && (now.status() == RunStatus.WAITING_FOR_INPUT
-                    || now.status() == RunStatus.RUNNING && run.resumeToken() != null && !run.runsHostTool());
+            boolean followable = ctx.can(Capability.REATTACH) && !run.offersClientTools()
+                    && (now.status() == RunStatus.WAITING_FOR_INPUT
+                            || now.status() == RunStatus.RUNNING && run.followableElsewhere() && !run.runsHostTool());
             if (followable) {
                 run.detach();
                 leftBehind.add(run.runId());

@@ -163,15 +163,15 @@ final class RunRecovery {
             }
             return;
         }
-        if (waiting.isPresent() && ctx.can(Capability.REATTACH)) {
+        boolean followable = ctx.can(Capability.REATTACH) && point.map(StoreBatch.ResumePoint::followable).orElse(true);
+        if (waiting.isPresent() && followable) {
             log.info("Run {} waits for an answer; re-attaching to the runtime", run.id());
             active.reattach(point.map(StoreBatch.ResumePoint::token).orElse(waiting.get().resumeToken()),
                     point.map(StoreBatch.ResumePoint::skip).orElse(0L));
             active.resumeDeadlines(pending);
             return;
         }
-        if (run.status() == RunStatus.RUNNING && point.isPresent() && ctx.can(Capability.REATTACH)
-                && !active.runsHostTool()) {
+        if (run.status() == RunStatus.RUNNING && point.isPresent() && followable && !active.runsHostTool()) {
             log.info("Run {} was streaming when the host stopped; re-attaching to the runtime after {} ({} stored)",
                     run.id(), point.get().token(), point.get().skip());
             active.reattach(point.get().token(), point.get().skip());

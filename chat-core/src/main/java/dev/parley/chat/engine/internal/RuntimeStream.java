@@ -15,7 +15,8 @@ import java.util.concurrent.Flow;
  *
  * <p>The stream's resume points are kept with the run ({@link ActiveRun#resumePoint}); every item counts
  * towards them, logged or not. The first items of a re-attached stream that the log holds already are
- * skipped before anything else looks at them.
+ * skipped before anything else looks at them — never a terminal item: the log of a run still followed holds none,
+ * so a terminal item (a runtime that no longer knows the run ends it at once) is the run's end.
  */
 final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent>, ResumableSubscriber<AgentStreamEvent> {
     private final EngineContext ctx;
@@ -41,7 +42,7 @@ final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent>, Res
 
     @Override
     public void onNext(AgentStreamEvent signalled) {
-        if (run.isDetached() || run.isStoredRuntimeItem()) {
+        if (run.isDetached() || !signalled.isTerminal() && run.isStoredRuntimeItem()) {
             return;
         }
         AgentStreamEvent event = AgentStreamEvent.current(signalled);

@@ -90,7 +90,7 @@ class ResumeTrackerTest {
     void itemsBeforeTheFirstTokenAreNotCounted() {
         ResumeTracker tracker = new ResumeTracker("r", true, 0);
         tracker.handled(3);
-        assertThat(tracker.hasToken()).isFalse();
+        assertThat(tracker.followable()).isFalse();
         assertThat(handOver(tracker, 3)).isEmpty();
     }
 
@@ -103,11 +103,12 @@ class ResumeTrackerTest {
         ResumeTracker tracker = new ResumeTracker("r", false, 0);
         tracker.resumePoint("run-7", 2);
         tracker.handled(3);
-        assertThat(handOver(tracker, 3)).containsExactly(point("run-7", 0));
+        assertThat(handOver(tracker, 3)).containsExactly(new StoreBatch.ResumePoint("r", "run-7", 0, false));
+        assertThat(tracker.followable()).as("the token names the run; nobody re-attaches there").isFalse();
         tracker.handled(4);
         tracker.handled(5);
         assertThat(handOver(tracker, 5)).isEmpty();
         tracker.resumePoint("run-8", 5);
-        assertThat(handOver(tracker, 5)).containsExactly(point("run-8", 0));
+        assertThat(handOver(tracker, 5)).containsExactly(new StoreBatch.ResumePoint("r", "run-8", 0, false));
     }
 }

@@ -55,10 +55,11 @@ public interface EventDao {
     String RESERVED_SEQ = "SELECT reserved_seq FROM parley_seq_reservations WHERE run_id = :runId";
 
     /** Replaces a run's resume point. */
-    String SAVE_RESUME_POINT = "INSERT INTO parley_resume_points (run_id, token, skip) VALUES (:runId, :token, :skip) "
-            + "ON CONFLICT (run_id) DO UPDATE SET token = excluded.token, skip = excluded.skip";
+    String SAVE_RESUME_POINT = "INSERT INTO parley_resume_points (run_id, token, skip, followable) "
+            + "VALUES (:runId, :token, :skip, :followable) ON CONFLICT (run_id) DO UPDATE SET token = excluded.token, "
+            + "skip = excluded.skip, followable = excluded.followable";
 
-    String RESUME_POINT = "SELECT run_id, token, skip FROM parley_resume_points WHERE run_id = :runId";
+    String RESUME_POINT = "SELECT run_id, token, skip, followable FROM parley_resume_points WHERE run_id = :runId";
 
     String DELETE_EVENTS_OF_RUN = "DELETE FROM parley_run_events WHERE run_id = :runId";
 
@@ -241,14 +242,16 @@ public interface EventDao {
     final class ResumePointColumns implements BindRow.Binder<StoreBatch.ResumePoint> {
         @Override
         public void bind(SqlStatement<?> statement, StoreBatch.ResumePoint point) {
-            statement.bind("runId", point.runId()).bind("token", point.token()).bind("skip", point.skip());
+            statement.bind("runId", point.runId()).bind("token", point.token()).bind("skip", point.skip())
+                    .bind("followable", point.followable() ? 1 : 0);
         }
     }
 
     final class ResumePointMapper implements RowMapper<StoreBatch.ResumePoint> {
         @Override
         public StoreBatch.ResumePoint map(ResultSet rs, StatementContext ctx) throws SQLException {
-            return new StoreBatch.ResumePoint(rs.getString("run_id"), rs.getString("token"), rs.getLong("skip"));
+            return new StoreBatch.ResumePoint(rs.getString("run_id"), rs.getString("token"), rs.getLong("skip"),
+                    rs.getInt("followable") != 0);
         }
     }
 

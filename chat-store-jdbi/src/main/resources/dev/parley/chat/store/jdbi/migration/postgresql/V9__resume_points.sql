@@ -5,5 +5,7 @@
 CREATE TABLE parley_resume_points (
     run_id TEXT   NOT NULL PRIMARY KEY REFERENCES parley_runs (id) ON DELETE CASCADE,
     token  TEXT   NOT NULL,
-    skip   BIGINT NOT NULL
+    skip   BIGINT NOT NULL,
+    -- 1: a re-attached stream may start here; 0: the token only names the run in the runtime, for stopping it
+    followable SMALLINT NOT NULL CHECK (followable IN (0, 1))
 );
