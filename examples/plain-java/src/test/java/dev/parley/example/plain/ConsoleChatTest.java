@@ -117,7 +117,7 @@ class ConsoleChatTest extends OpenAiWire {
                     "assistant: I refunded order 42.");
             List<Run> runs = runs(store, thread);
             assertThat(runs).extracting(Run::status).containsExactly(RunStatus.SUCCEEDED, RunStatus.SUCCEEDED);
-            List<Message> steps = store.listStepMessages(List.of(runs.get(0).id()));
+            List<Message> steps = store.listStepMessagesAfter(runs.get(0).id(), null, 1_000);
             assertThat(steps).filteredOn(ActionExecutionMessage.class::isInstance).singleElement()
                     .satisfies(m -> assertThat(((ActionExecutionMessage) m).arguments()).isEqualTo("{\"order\":42}"));
             assertThat(steps).filteredOn(ApprovalMessage.class::isInstance).singleElement()
@@ -152,7 +152,7 @@ class ConsoleChatTest extends OpenAiWire {
         assertThat(requests().get(1).path("messages").get(3).path("role").asText()).isEqualTo("tool");
         try (JdbiChatStore store = JdbiChatStore.sqlite(database).build()) {
             ChatThread thread = onlyThread(store);
-            List<Message> steps = store.listStepMessages(List.of(runs(store, thread).get(0).id()));
+            List<Message> steps = store.listStepMessagesAfter(runs(store, thread).get(0).id(), null, 1_000);
             assertThat(steps).filteredOn(ApprovalMessage.class::isInstance).singleElement()
                     .satisfies(m -> assertThat(((ApprovalMessage) m).decision()).isEqualTo(ApprovalDecision.DENY));
             assertThat(steps).filteredOn(ResultMessage.class::isInstance).singleElement()
