@@ -26,7 +26,12 @@ final class DeathChecks {
     int flushing;
     int ended;
     int reattached;
+    int followed;
     int interrupted;
+    /** Runs that streamed when the host died and ended INTERRUPTED though nothing kept them from being followed. */
+    int streamingInterrupted;
+    /** Succeeded runs whose stored text deltas are not exactly their final answer: a gap or a repeat. */
+    int textGapsOrRepeats;
     int answered;
     int resolvedClean;
     long eventsChecked;
@@ -48,11 +53,22 @@ final class DeathChecks {
 
     /**
      * The run after the restart: terminal, or waiting for an input it asked before the kill (re-attached),
-     * which is then answered and must lead to success.
+     * which is then answered and must lead to success. A run that was streaming is re-attached too and
+     * carried on to its end (RUNNING meanwhile, so it is awaited): the Bridge simulator keeps every run's
+     * frames and the store its resume point. It may end INTERRUPTED only if an answer was given just before
+     * the kill (an answer accepted but not logged leaves the run waiting in the store, and whether the
+     * answer reached the Bridge is unknown, so it is stopped there and interrupted).
      */
     void resolve(Rest rest, TrackedRun run) {
         JsonNode state = rest.awaitState(run.runId(), s -> !isActive(s), SETTLE, "a terminal or waiting state");
         String status = state.get("run").get("status").asText();
+        boolean streamedAtKill = run.momentAtKill().equals("streaming") || run.momentAtKill().equals("flushing");
+        if (streamedAtKill && status.equals("SUCCEEDED")) {
+            followed++;
+        }
+        if (streamedAtKill && status.equals("INTERRUPTED") && !run.hasAnswers()) {
+            streamingInterrupted++;
+        }
         if (status.equals("WAITING_FOR_INPUT")) {
             reattached++;
             assertThat(state.get("pendingInputs")).as("a waiting run's inputs, after the restart").isNotEmpty();
@@ -120,6 +136,7 @@ final class DeathChecks {
         }
         assertThat(replay.stream().filter(SseClient.Event::terminal)).as("terminal events of %s", run.runId()).hasSize(1);
         assertThat(replay.get(replay.size() - 1).terminal()).isTrue();
+        checkTextAgainstTheAnswer(replay);
         assertThat(Replays.folded(replay)).as("the stored messages of %s are its events, folded", run.runId())
                 .isEqualTo(Replays.stored(rest, run.sessionId(), run.runId()));
         for (String inputId : unresolvedInputs(replay)) {
@@ -148,6 +165,30 @@ final class DeathChecks {
         JsonNode state = rest.awaitState(runId, Rest::terminal, SETTLE, "its end");
         assertThat(state.get("run").get("status").asText()).isEqualTo("SUCCEEDED");
         newMessages++;
+    }
+
+    /**
+     * A run that succeeded streamed its answer as deltas, then the whole answer: their concatenation must be
+     * that answer exactly, also for a run followed across the kill (nothing the Bridge sent is missing from
+     * the log, nothing is there twice).
+     */
+    private void checkTextAgainstTheAnswer(List<SseClient.Event> replay) {
+        StringBuilder streamed = new StringBuilder();
+        String whole = null;
+        boolean succeeded = false;
+        for (SseClient.Event event : replay) {
+            AgentStreamEvent parsed = Replays.parse(event).event();
+            if (parsed instanceof AgentStreamEvent.TextDelta delta) {
+                streamed.append(delta.delta());
+            } else if (parsed instanceof AgentStreamEvent.TextFinal text) {
+                whole = text.text();
+            } else if (parsed instanceof AgentStreamEvent.RunFinished end) {
+                succeeded = end.status() == dev.parley.chat.model.RunStatus.SUCCEEDED;
+            }
+        }
+        if (succeeded && whole != null && !whole.equals(streamed.toString())) {
+            textGapsOrRepeats++;
+        }
     }
 
     private static Set<String> unresolvedInputs(List<SseClient.Event> replay) {

@@ -21,10 +21,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The example host app, a child JVM, killed with SIGKILL at a random moment while its runs stream, wait
  * for a clarify answer or an approval, and flush a fast run's events; then started again on the same
- * database. After each restart every run must be terminal or re-attached, no seq a client held may be
- * reused, the replay from seq 0 must be complete, ordered and fold into the stored messages, every
- * pending input must be answerable (and answered) or cleanly resolved, and every thread must take a new
- * message. The Bridge simulator runs in this JVM, so runs outlive the host as they would in Hermes.
+ * database. After each restart every run must be terminal or re-attached — a run that was streaming is
+ * followed to its end —, no seq a client held may be reused, the replay from seq 0 must be complete, ordered
+ * and fold into the stored messages, a succeeded run's deltas must be exactly its answer (no gap, no repeat
+ * across the kill), every pending input must be answerable (and answered) or cleanly resolved, and every
+ * thread must take a new message. The Bridge simulator runs in this JVM, so runs outlive the host as they
+ * would in Hermes.
  */
 class ProcessDeathChaosTest {
     /** What a cycle starts, each on a session of its own: streaming, waiting twice, flushing fast, quick. */
@@ -110,7 +112,9 @@ class ProcessDeathChaosTest {
                 .put("runs", checks.runs).put("kills", checks.kills)
                 .put("killedStreaming", checks.streaming).put("killedWaiting", checks.waiting)
                 .put("killedFlushing", checks.flushing).put("endedBeforeKill", checks.ended)
-                .put("reattached", checks.reattached).put("interrupted", checks.interrupted)
+                .put("reattached", checks.reattached).put("followedStreaming", checks.followed)
+                .put("interrupted", checks.interrupted).put("streamingInterrupted", checks.streamingInterrupted)
+                .put("textGapsOrRepeats", checks.textGapsOrRepeats)
                 .put("inputsAnswered", checks.answered).put("inputsResolvedClean", checks.resolvedClean)
                 .put("eventsChecked", checks.eventsChecked).put("lost", checks.lost).put("duplicated", checks.duplicated)
                 .put("seqReused", checks.reused).put("unflushedAtKill", checks.unflushed)
@@ -121,6 +125,8 @@ class ProcessDeathChaosTest {
         assertThat(checks.lost).as("events lost from a stored prefix").isZero();
         assertThat(checks.duplicated).as("events replayed twice").isZero();
         assertThat(checks.reused).as("seqs a client held, reused for another event").isZero();
+        assertThat(checks.streamingInterrupted).as("runs streaming at the kill that were not followed").isZero();
+        assertThat(checks.textGapsOrRepeats).as("succeeded runs whose deltas are not their answer").isZero();
         assertThat(checks.newMessages).isEqualTo(checks.runs);
         assertThat(checks.kills).isEqualTo(cycles);
     }

@@ -62,6 +62,11 @@ final class TrackedRun {
         return answeredInputs.contains(inputId);
     }
 
+    /** True once any of the run's inputs was answered (before the kill, or after the restart). */
+    synchronized boolean hasAnswers() {
+        return !answeredInputs.isEmpty();
+    }
+
     /** What the run was doing when the host died, as far as the browser could tell. */
     synchronized String momentAtKill() {
         if (seen.stream().anyMatch(SseClient.Event::terminal)) {

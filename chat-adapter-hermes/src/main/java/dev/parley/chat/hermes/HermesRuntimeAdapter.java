@@ -122,8 +122,11 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     }
 
     /**
-     * {@inheritDoc} Bridge only: {@code resumeToken} is the seq of the frame the stream continues after
-     * (the seq of the clarify or approval request the run waits on).
+     * {@inheritDoc} Bridge only: {@code resumeToken} names the frame the stream continues after — the seq of
+     * the last frame the stream reported handled ({@code 17}, or {@code 17;thinking=12} while a thinking block
+     * was open, so that its next frames join the same thinking message), or the seq of the clarify or approval
+     * request a run waits on. The stream follows {@code GET /runs/{id}/events?after=<seq>}; a run the Bridge no
+     * longer knows ends {@code RunFinished(INTERRUPTED)}.
      *
      * @throws ChatException UNSUPPORTED on the API server transport; INVALID_INPUT for a token that is not a seq
      */
@@ -132,19 +135,11 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         if (config.transport() != HermesTransport.BRIDGE) {
             throw ChatException.unsupported("Hermes' API server cannot replay a run's events; re-attaching needs a Bridge");
         }
-        long after;
-        try {
-            after = Long.parseLong(resumeToken.trim());
-        } catch (NumberFormatException e) {
-            throw ChatException.invalidInput("a Bridge resume token is a frame seq, got: " + resumeToken);
-        }
-        if (after < 0) {
-            throw ChatException.invalidInput("a Bridge resume token is a frame seq, got: " + resumeToken);
-        }
-        return start(request, after);
+        BridgeRun.requireResumeToken(resumeToken);
+        return start(request, resumeToken);
     }
 
-    private Flow.Publisher<AgentStreamEvent> start(RunRequest request, @Nullable Long resumeAfter) {
+    private Flow.Publisher<AgentStreamEvent> start(RunRequest request, @Nullable String resumeAfter) {
         Objects.requireNonNull(request, "request");
         if (closed) {
             throw ChatException.unsupported("the Hermes adapter is closed");
@@ -317,6 +312,21 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
             return;
         }
         apiServer.cancel(runId);
+    }
+
+    /**
+     * {@inheritDoc} Bridge: {@code POST /runs/{runId}/cancel} (a run the Bridge no longer knows is no error).
+     * API server: {@code POST /v1/runs/{id}/stop}, the Hermes run id being the token the run's stream
+     * reported; a run whose stream never got that far cannot be named, and is left (logged).
+     */
+    @Override
+    public void stopOrphan(String runId, @Nullable String resumeToken) {
+        Objects.requireNonNull(runId, "runId");
+        if (config.transport() == HermesTransport.BRIDGE) {
+            RuntimeAdapter.super.stopOrphan(runId, resumeToken);
+            return;
+        }
+        apiServer.stopOrphan(runId, resumeToken);
     }
 
     /**

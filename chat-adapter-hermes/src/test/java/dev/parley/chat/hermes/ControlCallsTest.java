@@ -84,14 +84,17 @@ class ControlCallsTest extends AdapterTestSupport {
     }
 
     @Test
-    void reattachToARunTheBridgeForgotFails() {
+    void reattachToARunTheBridgeForgotEndsItInterruptedAndATokenThatIsNotASeqIsRefused() {
         wiremock.stubFor(get("/runs/r1").willReturn(errorBody(404, "RUN_NOT_FOUND", "no such run")));
 
         List<AgentStreamEvent> events = StreamCollector.collect(adapter().reattach(request(), "9"));
 
-        assertThat(((AgentStreamEvent.RunFailed) events.get(0)).code()).isEqualTo("STREAM_LOST");
-        assertThatThrownBy(() -> adapter().reattach(request(), "not-a-seq"))
-                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
+        assertThat(events).singleElement().isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
+                "the host stopped while the run was active, and the Hermes Bridge no longer knows run r1"));
+        for (String token : List.of("not-a-seq", "-1", "9;thinking=x", "9;thinking=10", "")) {
+            assertThatThrownBy(() -> adapter().reattach(request(), token)).as(token)
+                    .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
+        }
     }
 
     @Test

@@ -68,6 +68,8 @@ public final class HermesApiStub implements AutoCloseable {
     volatile Duration approvalTimeout = Duration.ofSeconds(10);
     volatile Function<JsonNode, String> script = body -> "plain.sse";
     volatile CountDownLatch holdTerminal;
+    /** How long the agent takes after each event it sends (a stop cuts it short): a run that streams a while. */
+    volatile Duration eventPause = Duration.ZERO;
     /** 0.19.17: its {@code interactive_clarify} setting (clarify questions asked and answered when on). */
     volatile boolean interactiveClarify;
 
@@ -391,6 +393,9 @@ public final class HermesApiStub implements AutoCloseable {
                 text.append(event.path("delta").asText());
             }
             run.push(event);
+            if (!eventPause.isZero()) {
+                await(new CountDownLatch(1), eventPause, run);
+            }
             if (name.equals("approval.request")) {
                 run.approvals.add(new StubRun.Waiting(event.path("request_id").asText(null)));
                 run.status("waiting_for_approval", null);

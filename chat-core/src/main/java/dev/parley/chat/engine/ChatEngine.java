@@ -90,9 +90,11 @@ import org.slf4j.LoggerFactory;
  *       for the next run.</li>
  * </ol>
  * Subscribers ({@link #subscribe}) come and go freely: leaving never affects a run. After a restart, a
- * new engine on the same store marks the runs that were RUNNING as INTERRUPTED, re-attaches to runs
- * waiting for an answer when the runtime can ({@link Capability#REATTACH}), and restarts QUEUED runs.
- * Queued runs of a thread start in the order they arrived.
+ * new engine on the same store re-attaches to the runs the runtime carried on when it can
+ * ({@link Capability#REATTACH}) — a run that streamed from where its stored events reach, with nothing
+ * missing or repeated, a run waiting for an answer still answerable —, stops the other active runs in the
+ * runtime ({@link Capability#CANCEL}) and marks them INTERRUPTED, and restarts QUEUED runs. Queued runs of a
+ * thread start in the order they arrived.
  *
  * <h2>Every started run ends</h2>
  * A run that started — its {@code run_started} is logged — reaches exactly one terminal event and frees its
@@ -642,10 +644,11 @@ public final class ChatEngine implements AutoCloseable {
     }
 
     /**
-     * Stops the engine: new runs are refused, runs still working are INTERRUPTED (runs waiting for a
-     * clarify answer are left for a future engine to re-attach when the runtime can, queued runs stay
-     * queued for the next engine), pending events are stored, threads end.
-     * The store is not closed (the host owns it).
+     * Stops the engine: new runs are refused; runs a future engine can re-attach to (the runtime can; a run
+     * that streams once its stream said where it stands, or one waiting for an answer the runtime asked) are
+     * left for it, their streams closed without stopping them in the runtime; queued runs stay queued; every
+     * other working run is stopped in the runtime and INTERRUPTED. Pending events (and the resume points of
+     * the runs left) are stored, threads end. The store is not closed (the host owns it).
      */
     @Override
     public void close() {

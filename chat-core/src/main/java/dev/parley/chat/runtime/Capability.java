@@ -9,7 +9,10 @@ public enum Capability {
      * decision: {@link RuntimeAdapter#answerApproval(ApprovalReply)}.
      */
     APPROVALS,
-    /** A run can be stopped on the runtime's side: {@link RuntimeAdapter#cancel(String)}. */
+    /**
+     * A run can be stopped on the runtime's side: {@link RuntimeAdapter#cancel(String)}, and a run a previous
+     * host process left that cannot be followed: {@link RuntimeAdapter#stopOrphan(String, String)}.
+     */
     CANCEL,
     /**
      * Host actions and tools the person's browser runs (client tools) can be called:
@@ -17,8 +20,9 @@ public enum Capability {
      */
     HOST_TOOLS,
     /**
-     * A waiting run can be re-attached to after the host restarted:
-     * {@link RuntimeAdapter#reattach(RunRequest, String)}.
+     * A run the runtime carries on can be re-attached to after the host restarted — one waiting for an
+     * answer, and one that streams, from the last position its stream reported
+     * ({@link ResumableSubscriber}): {@link RuntimeAdapter#reattach(RunRequest, String)}.
      */
     REATTACH
 }

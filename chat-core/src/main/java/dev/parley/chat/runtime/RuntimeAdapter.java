@@ -1,11 +1,13 @@
 package dev.parley.chat.runtime;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.Feedback;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Drives one agent runtime. The transport is the adapter's business — SSE, WebSocket, chunked HTTP, an
@@ -100,11 +102,42 @@ public interface RuntimeAdapter {
 
     /**
      * Re-attaches to a run that is still alive in the runtime, after the host restarted
-     * ({@link Capability#REATTACH}). The stream continues after the position {@code resumeToken} names
-     * (the token an {@link AgentStreamEvent.InputRequested} carried).
+     * ({@link Capability#REATTACH}): a run that streams, or one that waits for an answer. The stream continues
+     * after the position {@code resumeToken} names — a token the run's stream reported through
+     * {@link ResumableSubscriber#onResumePoint}, or the one an {@link AgentStreamEvent.InputRequested}
+     * carried — with the items that followed it on the first stream, in the same order and form, then with
+     * whatever the run does next, to its end. A run the runtime no longer knows ends its stream with
+     * {@code RunFinished(INTERRUPTED)}: the host stopped following it, and nobody can any more.
      */
     default Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
         throw ChatException.unsupported("this runtime cannot re-attach to runs");
+    }
+
+    /**
+     * Stops a run that a previous host process left going in the runtime and that the engine cannot follow
+     * any more ({@link Capability#CANCEL}): the runtime cannot re-attach to it, or nothing says where to
+     * re-attach. The engine then ends the run INTERRUPTED, and the runtime must not finish the turn on its
+     * own: the next turn would then build on an answer nobody was shown. The run may already have ended in
+     * the runtime, or be unknown there; neither is an error. The default calls {@link #cancel(String)}
+     * (and treats NOT_FOUND as done).
+     *
+     * <p>Also called by a closing engine for its own runs that nobody will follow. Called on an engine worker
+     * thread, possibly for several runs at once; it may block, but the engine waits for it at most the cancel
+     * grace period ({@code EngineLimits#cancelGracePeriod}) before it ends the run regardless. Whatever it
+     * throws is logged; the run ends INTERRUPTED either way.
+     *
+     * @param resumeToken the last position the run's stream reported ({@link ResumableSubscriber}), which
+     *     may name the run on the runtime's side; null if none was stored
+     * @throws ChatException RUNTIME_UNAVAILABLE when the runtime cannot be reached
+     */
+    default void stopOrphan(String runId, @Nullable String resumeToken) {
+        try {
+            cancel(runId);
+        } catch (ChatException e) {
+            if (e.code() != ErrorCode.NOT_FOUND) {
+                throw e;
+            }
+        }
     }
 
     /**

@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * full, {@link Emitter#emit} blocks the producing thread until there is room (back-pressure reaches the
  * socket) or the subscriber cancels. A second subscriber is rejected with {@code onError}.
  *
+ * <p>Besides items, a producer may mark its bursts ({@link Emitter#beginBurst()}, for a
+ * {@link BurstAwareSubscriber}) and where its stream stands in the runtime ({@link Emitter#resumePoint}, for a
+ * {@link ResumableSubscriber}); a subscriber of another type never sees either.
+ *
  * @param <T> the item type
  */
 public final class StreamPublisher<T> implements Flow.Publisher<T> {
@@ -88,6 +92,17 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
          * (the rest then arrive outside the burst). Ignored when no burst is open.
          */
         void endBurst();
+
+        /**
+         * Marks where the stream stands in the runtime: a stream re-attached with {@code resumeToken} brings
+         * the items emitted after this call (see {@link ResumableSubscriber}). The subscriber sees the mark
+         * right after the items emitted before it, and before any emitted after it; a mark it has not seen
+         * yet is replaced by a later one made before another item. Never blocks; ignored once the stream
+         * ended or the subscriber cancelled, and for a subscriber that is not a {@link ResumableSubscriber}.
+         *
+         * @throws NullPointerException if {@code resumeToken} is null
+         */
+        void resumePoint(String resumeToken);
     }
 
     private static final Logger log = LoggerFactory.getLogger(StreamPublisher.class);
@@ -165,6 +180,17 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
         /** The bursts as the subscriber saw them; touched only inside {@link #drain()}. */
         private boolean burstShown;
         private long burstsClosedShown;
+        /** The producer's resume points not yet delivered, oldest first; guarded by {@link #lock}. */
+        private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+        /** How many marks wait: read without the lock, so that a stream without marks pays nothing. */
+        private volatile int markCount;
+        /** Items ever queued, and ever taken for delivery; guarded by {@link #lock}. */
+        private long queued;
+        private long taken;
+
+        /** A resume point: it is due once {@code after} items were taken for delivery. */
+        private record Mark(long after, String token) {
+        }
 
         Channel(Flow.Subscriber<? super T> subscriber, int capacity) {
             this.subscriber = subscriber;
@@ -183,6 +209,7 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                     return false;
                 }
                 queue.add(item);
+                queued++;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
@@ -212,6 +239,29 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                 burstsClosed++;
                 drain();
             }
+        }
+
+        @Override
+        public void resumePoint(String resumeToken) {
+            Objects.requireNonNull(resumeToken, "resumeToken");
+            if (!(subscriber instanceof ResumableSubscriber)) {
+                return;
+            }
+            lock.lock();
+            try {
+                if (cancelled || done) {
+                    return;
+                }
+                Mark last = marks.peekLast();
+                if (last != null && last.after() == queued) {
+                    marks.pollLast();
+                }
+                marks.addLast(new Mark(queued, resumeToken));
+                markCount = marks.size();
+            } finally {
+                lock.unlock();
+            }
+            drain();
         }
 
         @Override
@@ -288,6 +338,8 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
             lock.lock();
             try {
                 queue.clear();
+                marks.clear();
+                markCount = 0;
                 notFull.signalAll();
             } finally {
                 lock.unlock();
@@ -325,6 +377,9 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                         return;
                     }
                     if (emitted == demand) {
+                        if (!showDueMark()) {
+                            return;
+                        }
                         if (done && isEmpty()) {
                             signalTerminal(error, false);
                             return;
@@ -334,6 +389,9 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                     boolean finished = done;
                     T item = poll();
                     if (item == null) {
+                        if (!showDueMark()) {
+                            return;
+                        }
                         if (finished) {
                             signalTerminal(error, false);
                             return;
@@ -353,6 +411,9 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                         return;
                     }
                     emitted++;
+                    if (!showDueMark()) {
+                        return;
+                    }
                 }
                 if (emitted != 0 && demand != Long.MAX_VALUE) {
                     requested.addAndGet(-emitted);
@@ -371,6 +432,40 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
                 if (missed == 0) {
                     return;
                 }
+            }
+        }
+
+        /**
+         * Delivers the newest resume point that is due (every item before it was delivered), if any.
+         *
+         * @return false if the subscriber threw (the subscription is then cancelled)
+         */
+        private boolean showDueMark() {
+            if (markCount == 0) {
+                return true;
+            }
+            String token = null;
+            lock.lock();
+            try {
+                Mark next;
+                while ((next = marks.peekFirst()) != null && next.after() <= taken) {
+                    token = marks.pollFirst().token();
+                }
+                markCount = marks.size();
+            } finally {
+                lock.unlock();
+            }
+            Flow.Subscriber<? super T> target = subscriber;
+            if (token == null || target == null) {
+                return true;
+            }
+            try {
+                ((ResumableSubscriber<? super T>) target).onResumePoint(token);
+                return true;
+            } catch (RuntimeException e) {
+                log.warn("A subscriber threw from onResumePoint; cancelling", e);
+                cancel();
+                return false;
             }
         }
 
@@ -406,6 +501,7 @@ public final class StreamPublisher<T> implements Flow.Publisher<T> {
             try {
                 T item = queue.poll();
                 if (item != null) {
+                    taken++;
                     notFull.signal();
                 }
                 return item;

@@ -212,6 +212,12 @@ public interface ChatStore extends AutoCloseable {
     /** The mark {@link #reserveSeq} set, 0 if none. */
     long reservedSeq(String runId);
 
+    /**
+     * The run's resume point as the last batch that carried one left it ({@link StoreBatch#resumePoints}):
+     * where its runtime stream stood as far as its stored events go. Empty if none was stored.
+     */
+    Optional<StoreBatch.ResumePoint> findResumePoint(String runId);
+
     // ---- retention
 
     /**

@@ -21,7 +21,7 @@ import java.util.Set;
  * anything is stored (the fence, every row's thread and run, one active run per thread, client message ids),
  * then each kind of the
  * batch stored by its part, in this order: touches, runs, messages, events, inputs, seq reservations,
- * leases. Not thread-safe: the store calls it under its one lock, which makes the batch atomic.
+ * resume points, leases. Not thread-safe: the store calls it under its one lock, which makes the batch atomic.
  */
 final class InMemoryBatchWrite {
     private final InMemoryThreads threads;
@@ -73,6 +73,9 @@ final class InMemoryBatchWrite {
         for (StoreBatch.SeqReservation reservation : batch.reservations()) {
             runs.reserveSeq(reservation.runId(), reservation.upTo());
         }
+        for (StoreBatch.ResumePoint point : batch.resumePoints()) {
+            runs.saveResumePoint(point);
+        }
         for (RunLease lease : batch.leases()) {
             runs.saveLease(lease);
         }
@@ -106,8 +109,8 @@ final class InMemoryBatchWrite {
     }
 
     /**
-     * Refuses a batch with a run or message of a missing thread, or an event, input, seq reservation or lease
-     * of a run that is neither stored nor in the batch (with an existing thread): a deleted thread stays deleted.
+     * Refuses a batch with a run or message of a missing thread, or an event, input, seq reservation, resume
+     * point or lease of a run that is neither stored nor in the batch (with an existing thread): a deleted thread stays deleted.
      */
     private void checkThreadsExist(StoreBatch batch) {
         Set<String> gone = new LinkedHashSet<>();
@@ -128,6 +131,7 @@ final class InMemoryBatchWrite {
         batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
         batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));
         batch.reservations().forEach(reservation -> rowsOfRuns.add(reservation.runId()));
+        batch.resumePoints().forEach(point -> rowsOfRuns.add(point.runId()));
         batch.leases().forEach(lease -> rowsOfRuns.add(lease.runId()));
         for (String runId : rowsOfRuns) {
             if (!batchRuns.contains(runId) && !runs.exists(runId)) {

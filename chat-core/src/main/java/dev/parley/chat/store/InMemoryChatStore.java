@@ -241,6 +241,13 @@ public final class InMemoryChatStore implements ChatStore {
         }
     }
 
+    @Override
+    public Optional<StoreBatch.ResumePoint> findResumePoint(String runId) {
+        synchronized (lock) {
+            return Optional.ofNullable(runs.resumePoint(runId));
+        }
+    }
+
     // ---- retention
 
     @Override

@@ -19,13 +19,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@link InMemoryChatStore}'s runs with what belongs to each: its event log (ordered by seq, each seq
- * stored once), its reserved seqs, its lease, and whether its log was compacted. Runs are kept in
+ * stored once), its reserved seqs, its resume point, its lease, and whether its log was compacted. Runs are kept in
  * first-save order. Not thread-safe: the store calls it under its one lock. Lists returned are new.
  */
 final class InMemoryRuns {
     private final Map<String, Run> runs = new LinkedHashMap<>();
     private final Map<String, List<RunEvent>> eventsByRun = new HashMap<>();
     private final Map<String, Long> reservedSeqs = new HashMap<>();
+    private final Map<String, StoreBatch.ResumePoint> resumePoints = new HashMap<>();
     private final Set<String> compactedRuns = new HashSet<>();
     private final Map<String, RunLease> leases = new HashMap<>();
 
@@ -47,7 +48,10 @@ final class InMemoryRuns {
         return runs.values();
     }
 
-    /** Removes a thread's runs with their logs, reservations, leases and compaction marks; the ids removed. */
+    /**
+     * Removes a thread's runs with their logs, reservations, resume points, leases and compaction marks; the
+     * ids removed.
+     */
     List<String> deleteOfThread(String threadId) {
         List<String> runIds = new ArrayList<>();
         runs.values().removeIf(run -> {
@@ -60,6 +64,7 @@ final class InMemoryRuns {
         for (String runId : runIds) {
             eventsByRun.remove(runId);
             reservedSeqs.remove(runId);
+            resumePoints.remove(runId);
             compactedRuns.remove(runId);
             leases.remove(runId);
         }
@@ -132,6 +137,15 @@ final class InMemoryRuns {
     /** The run's reserved seq, 0 if none was reserved. */
     long reservedSeq(String runId) {
         return reservedSeqs.getOrDefault(runId, 0L);
+    }
+
+    /** Replaces the run's resume point. */
+    void saveResumePoint(StoreBatch.ResumePoint point) {
+        resumePoints.put(point.runId(), point);
+    }
+
+    StoreBatch.@Nullable ResumePoint resumePoint(String runId) {
+        return resumePoints.get(runId);
     }
 
     /** See {@link ChatStore#findRunsToCompact}: ended runs not yet compacted, oldest end first. */

@@ -14,14 +14,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one {@link ChatStore#write} stores atomically: runs and messages to insert or replace (by
- * id), events to append, threads to touch, pending inputs to insert, run leases to set and seq reservations to
- * raise (as {@link ChatStore#reserveSeq}: never lowered). The engine's batch writer gathers
+ * id), events to append, threads to touch, pending inputs to insert, run leases to set, seq reservations to
+ * raise (as {@link ChatStore#reserveSeq}: never lowered) and runs' resume points to replace. The engine's batch writer gathers
  * many runs' work into one batch so that the hot path never waits for a commit per event.
  *
  * <p>Messages are stored in list order; a message's place in its thread is fixed by its first save.
  *
  * <p>A batch may be <em>fenced</em> by a host instance: it is then stored only if no run it writes (in
- * {@link #runs}, {@link #messages}, {@link #events}, {@link #inputs} or {@link #reservations}) is leased
+ * {@link #runs}, {@link #messages}, {@link #events}, {@link #inputs}, {@link #reservations} or
+ * {@link #resumePoints}) is leased
  * by another instance; otherwise nothing of it is stored and {@link ChatStore#write} throws
  * {@link LeaseLostException}. A run the store does not hold yet, or one without a lease owner, passes.
  *
@@ -41,6 +42,7 @@ public record StoreBatch(
         List<PendingInput> inputs,
         List<RunLease> leases,
         List<SeqReservation> reservations,
+        List<ResumePoint> resumePoints,
         @Nullable String fence,
         @Nullable ExpectedLeaf expectedLeaf) {
 
@@ -61,6 +63,33 @@ public record StoreBatch(
         }
     }
 
+    /**
+     * Where a run's runtime stream stands, as far as the run's events in the store go: a stream re-attached
+     * with {@code token} ({@link dev.parley.chat.runtime.RuntimeAdapter#reattach}) brings first {@code skip}
+     * items whose events are stored already, then new ones. Replaces the run's previous one; it is stored in
+     * the batch that stores the events it covers, so that it never says more or less than the store holds.
+     *
+     * @param token the runtime's resume token ({@link dev.parley.chat.runtime.ResumableSubscriber})
+     * @param skip how many of the runtime's items after the token are stored already (at least 0)
+     * @param followable a re-attached stream may start here; false where the token only names the run on the
+     *     runtime's side, for stopping it (the runtime cannot re-attach, or the run offers tools the person's
+     *     browser runs, which are not stored)
+     */
+    public record ResumePoint(String runId, String token, long skip, boolean followable) {
+        public ResumePoint {
+            Objects.requireNonNull(runId, "runId");
+            Objects.requireNonNull(token, "token");
+            if (skip < 0) {
+                throw new IllegalArgumentException("skip must not be negative, got " + skip);
+            }
+        }
+
+        /** A followable point. */
+        public ResumePoint(String runId, String token, long skip) {
+            this(runId, token, skip, true);
+        }
+    }
+
     public StoreBatch {
         threadTouches = List.copyOf(threadTouches);
         runs = List.copyOf(runs);
@@ -69,6 +98,7 @@ public record StoreBatch(
         inputs = List.copyOf(inputs);
         leases = List.copyOf(leases);
         reservations = List.copyOf(reservations);
+        resumePoints = List.copyOf(resumePoints);
     }
 
     /** The ids of the runs this batch writes (what a {@link #fence} is checked against), in first-seen order. */
@@ -79,13 +109,14 @@ public record StoreBatch(
         events.forEach(event -> ids.add(event.runId()));
         inputs.forEach(input -> ids.add(input.runId()));
         reservations.forEach(reservation -> ids.add(reservation.runId()));
+        resumePoints.forEach(point -> ids.add(point.runId()));
         return ids;
     }
 
     /** True when the batch stores nothing (a fence alone stores nothing). */
     public boolean isEmpty() {
         return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && inputs.isEmpty()
-                && leases.isEmpty() && reservations.isEmpty();
+                && leases.isEmpty() && reservations.isEmpty() && resumePoints.isEmpty();
     }
 
     public static Builder builder() {
@@ -101,6 +132,7 @@ public record StoreBatch(
         private final List<PendingInput> inputs = new ArrayList<>();
         private final List<RunLease> leases = new ArrayList<>();
         private final List<SeqReservation> reservations = new ArrayList<>();
+        private final List<ResumePoint> resumePoints = new ArrayList<>();
         private @Nullable String fence;
         private @Nullable ExpectedLeaf expectedLeaf;
 
@@ -151,6 +183,12 @@ public record StoreBatch(
             return this;
         }
 
+        /** Replaces a run's resume point, in the same transaction as the events it covers. */
+        public Builder resumePoint(ResumePoint point) {
+            resumePoints.add(point);
+            return this;
+        }
+
         /**
          * Stores the batch only while no run in it is leased by an instance other than {@code instanceId}
          * (null: no such check).
@@ -175,12 +213,13 @@ public record StoreBatch(
             inputs.addAll(other.inputs());
             leases.addAll(other.leases());
             reservations.addAll(other.reservations());
+            resumePoints.addAll(other.resumePoints());
             return this;
         }
 
         public StoreBatch build() {
-            return new StoreBatch(threadTouches, runs, messages, events, inputs, leases, reservations, fence,
-                    expectedLeaf);
+            return new StoreBatch(threadTouches, runs, messages, events, inputs, leases, reservations, resumePoints,
+                    fence, expectedLeaf);
         }
     }
 }

@@ -45,7 +45,7 @@ class BoundedReadsTest extends EngineTestSupport {
                 StoreBatch batch = (StoreBatch) args[0];
                 real.write(new StoreBatch(batch.threadTouches(), batch.runs(), batch.messages(),
                         batch.events().stream().filter(e -> !e.event().isTerminal()).toList(), batch.inputs(),
-                        batch.leases(), batch.reservations(), batch.fence(), batch.expectedLeaf()));
+                        batch.leases(), batch.reservations(), batch.resumePoints(), batch.fence(), batch.expectedLeaf()));
                 return null;
             }
             Object result = proceed.call();

@@ -209,11 +209,16 @@ class ClusterTest extends EngineTestSupport {
         return seen.awaitDone();
     }
 
+    /**
+     * The dead instance's run never said where it stands in the runtime: the instance that takes it over
+     * cannot follow it, stops it in the runtime and ends it INTERRUPTED.
+     */
     @Test
     void aDeadInstancesRunsAreInterruptedAfterTheLeaseAndItsSubscribersSeeTheEnd() {
         FailingStore storeOfA = new FailingStore(store);
         ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
-        ChatEngine b = instance("b", ScriptedRuntime.playing(Scripts.instant("unused")), store);
+        ScriptedRuntime runtimeOfB = ScriptedRuntime.playing(Scripts.instant("unused"));
+        ChatEngine b = instance("b", runtimeOfB, store);
         String thread = a.createThread(ALICE, NewThread.empty()).id();
         RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
         EventCollector onB = followWhileTheHolderDies(b, ticket, storeOfA, "a");
@@ -222,10 +227,41 @@ class ClusterTest extends EngineTestSupport {
                 "the host stopped while the run was active"));
         assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
         assertThat(store.findLease(ticket.runId()).orElseThrow().instanceId()).isEqualTo("b");
+        assertThat(runtimeOfB.stoppedOrphans()).containsExactly(ticket.runId() + "@null");
         assertThat(((AssistantMessage) store.findMessage(ticket.assistantMessageId()).orElseThrow()).text())
                 .isEqualTo("Partial answer");
         RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
         awaitRunVia(b, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * A dead instance's streaming run, in a runtime that carries it on (one runtime serves both instances, as
+     * one Bridge would): the instance that takes it over after the lease re-attaches from the stored point,
+     * and a subscriber on it follows the run to its real end, every frame in the log once.
+     */
+    @Test
+    void aDeadInstancesStreamingRunIsTakenOverAndFollowedToItsEnd() {
+        ScriptedRuntime bridge = ScriptedRuntime.playing(Scripts.frames(80, 10));
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", bridge, storeOfA.store());
+        ChatEngine b = instance("b", bridge, store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        EventCollector onB = followWhileTheHolderDies(b, ticket, storeOfA, "a");
+
+        assertThat(onB.completed()).isTrue();
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(store.findLease(ticket.runId()).orElseThrow().instanceId()).isEqualTo("b");
+        assertThat(bridge.reattachments()).hasSize(1);
+        assertThat(bridge.stoppedOrphans()).isEmpty();
+        List<RunEvent> log = store.readEvents(ticket.runId(), 0, 10_000);
+        StringBuilder streamed = new StringBuilder();
+        log.stream().filter(e -> e.event() instanceof dev.parley.chat.event.AgentStreamEvent.TextDelta)
+                .forEach(e -> streamed.append(((dev.parley.chat.event.AgentStreamEvent.TextDelta) e.event()).delta()));
+        assertThat(streamed.toString()).isEqualTo(Scripts.framedAnswer(80));
+        assertThat(log).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(onB.events()).isEqualTo(log);
+        assertThat(onB.reduced().messages()).isEqualTo(storedMessagesOf(store.findRun(ticket.runId()).orElseThrow()));
     }
 
     /**

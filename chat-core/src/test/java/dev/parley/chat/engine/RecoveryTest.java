@@ -60,13 +60,20 @@ class RecoveryTest extends EngineTestSupport {
         return run;
     }
 
+    /**
+     * A run whose stream never said where it stands in the runtime (no resume point stored) cannot be
+     * followed: it is stopped in the runtime first, so that the runtime does not finish a turn the thread
+     * shows cut off, then it ends INTERRUPTED.
+     */
     @Test
-    void aRunningRunBecomesInterruptedAboveEverySeqAClientMayHold() {
+    void aRunningRunWithoutAResumePointIsStoppedInTheRuntimeAndInterruptedAboveEverySeqAClientMayHold() {
         Run run = leftBehind("r1", RunStatus.RUNNING, 3, 4096);
-        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("next")));
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("next"));
+        ChatEngine engine = engine(runtime);
 
-        Run recovered = engine.state(ALICE, run.id()).run();
-        assertThat(recovered.status()).isEqualTo(RunStatus.INTERRUPTED);
+        Run recovered = awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        assertThat(runtime.stoppedOrphans()).containsExactly("r1@null");
+        assertThat(runtime.reattachments()).isEmpty();
         assertThat(recovered.error().code()).isEqualTo("INTERRUPTED");
         assertThat(store.findRun(run.id()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
         List<RunEvent> events = store.readEvents(run.id(), 0, 100);
@@ -97,7 +104,7 @@ class RecoveryTest extends EngineTestSupport {
 
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("next")));
 
-        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
         EventCollector all = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 0)).awaitDone();
         assertThat(storedMessagesOf(store.findRun(run.id()).orElseThrow())).isEqualTo(all.reduced().messages());
         assertThat(store.findMessage("r9:status:4")).isPresent();
@@ -107,7 +114,7 @@ class RecoveryTest extends EngineTestSupport {
     void aRunThatDiedBeforeItsFirstEventIsInterruptedToo() {
         Run run = leftBehind("r2", RunStatus.RUNNING, 0, 0);
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x")));
-        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
         EventCollector all = EventCollector.unbounded().subscribeTo(engine.subscribe(ALICE, run.id(), 0)).awaitDone();
         assertThat(all.events()).extracting(RunEvent::type)
                 .containsExactly("run_started", "messages", "run_finished");
@@ -141,9 +148,12 @@ class RecoveryTest extends EngineTestSupport {
     @Test
     void withoutReattachAWaitingRunIsInterruptedAndItsQuestionWithdrawn() {
         Run run = leftBehind("r4", RunStatus.WAITING_FOR_INPUT, 4, 10);
-        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("x"))
-                .withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL)));
-        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.INTERRUPTED);
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("x"))
+                .withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
+        ChatEngine engine = engine(runtime);
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        assertThat(runtime.stoppedOrphans()).as("the question must not keep waiting in the runtime")
+                .containsExactly("r4@null");
         assertThat(store.findInput(run.id(), "ask-1").orElseThrow().state()).isEqualTo(InputState.CANCELLED);
         assertCode(ErrorCode.CONFLICT, () -> engine.answer(ALICE, run.id(), "ask-1", List.of("Rome")));
         Message clarify = store.findMessage(run.id() + ":clarify:1").orElseThrow();
@@ -177,8 +187,13 @@ class RecoveryTest extends EngineTestSupport {
         assertThat(((AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow()).text()).isEqualTo("finally");
     }
 
+    /**
+     * A working run whose stream never said where it stands cannot be left for the next engine: closing
+     * stops it in the runtime (what the runtime then reports is not logged) and ends it INTERRUPTED. A run
+     * waiting for an answer is left.
+     */
     @Test
-    void closingTheEngineInterruptsWorkingRunsButLeavesReattachableWaitingOnes() {
+    void closingTheEngineStopsAndInterruptsRunsItCannotLeaveButLeavesReattachableWaitingOnes() {
         ScriptedRuntime runtime = ScriptedRuntime.of(request -> request.userMessage().equals("work")
                 ? Scripts.streamsUntilCancelled() : Scripts.clarify("?", List.of("a")));
         ChatEngine engine = engine(runtime);
@@ -191,6 +206,11 @@ class RecoveryTest extends EngineTestSupport {
 
         engine.close();
         assertThat(store.findRun(working.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+        List<RunEvent> workingEvents = store.readEvents(working.runId(), 0, 100);
+        assertThat(workingEvents.get(workingEvents.size() - 1).event()).isEqualTo(
+                new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the host shut down while the run was active"));
+        assertThat(workingEvents).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(runtime.stoppedOrphans()).containsExactly(working.runId() + "@null");
         assertThat(store.findRun(waiting.runId()).orElseThrow().status()).isEqualTo(RunStatus.WAITING_FOR_INPUT);
         await(() -> runtime.isPlaying(waiting.runId()), playing -> !playing, "the runtime stream to be closed");
         long eventsAfterClose = store.lastSeq(waiting.runId());

@@ -260,6 +260,120 @@ class StreamPublisherTest {
         assertThat(recorder.signals).isEmpty();
     }
 
+    /** Records items and resume points as one sequence: "@token" is a point, "done" ends. */
+    static class PointRecorder extends Recorder<String> implements ResumableSubscriber<String> {
+        final List<String> signals = new CopyOnWriteArrayList<>();
+        private final long initialDemand;
+
+        PointRecorder(long initialDemand) {
+            this.initialDemand = initialDemand;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            super.onSubscribe(s);
+            if (initialDemand > 0) {
+                s.request(initialDemand);
+            }
+        }
+
+        @Override
+        public void onNext(String item) {
+            signals.add(item);
+            super.onNext(item);
+        }
+
+        @Override
+        public void onResumePoint(String resumeToken) {
+            signals.add("@" + resumeToken);
+        }
+
+        @Override
+        public void onComplete() {
+            signals.add("done");
+            super.onComplete();
+        }
+    }
+
+    @Test
+    void resumePointsReachAResumableSubscriberRightAfterTheItemsBeforeThem() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.resumePoint("0");
+            emitter.emit("a");
+            emitter.resumePoint("1");
+            emitter.emit("b");
+            emitter.emit("c");
+            emitter.resumePoint("2");
+            emitter.emit("d");
+            emitter.complete();
+        });
+        PointRecorder recorder = new PointRecorder(Long.MAX_VALUE);
+        publisher.subscribe(recorder);
+
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.signals).containsExactly("@0", "a", "@1", "b", "c", "@2", "d", "done");
+    }
+
+    @Test
+    void aResumePointWaitsForTheItemsBeforeItButNotForDemand() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.emit("a");
+            emitter.resumePoint("1");
+            emitter.emit("b");
+            emitter.resumePoint("2");
+            emitter.emit("c");
+            emitter.resumePoint("3");
+            emitter.resumePoint("3+");
+        });
+        PointRecorder recorder = new PointRecorder(0);
+        publisher.subscribe(recorder);
+        assertThat(recorder.signals).as("no item was asked for: no point is due").isEmpty();
+
+        recorder.subscription.request(1);
+        assertThat(recorder.signals).containsExactly("a", "@1");
+        recorder.subscription.request(2);
+        // two points not yet delivered with no item between them: the later one stands for both
+        assertThat(recorder.signals).containsExactly("a", "@1", "b", "@2", "c", "@3+");
+    }
+
+    @Test
+    void aPlainSubscriberNeverSeesResumePoints() throws Exception {
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.resumePoint("0");
+            emitter.emit("a");
+            emitter.resumePoint("1");
+            emitter.complete();
+        });
+        Recorder<String> recorder = new Recorder<>();
+        publisher.subscribe(recorder);
+        recorder.subscription.request(Long.MAX_VALUE);
+        assertThat(recorder.done.await(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(recorder.items).containsExactly("a");
+        assertThat(recorder.error.get()).isNull();
+    }
+
+    @Test
+    void aSubscriberThatThrowsFromOnResumePointIsCancelled() {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        AtomicBoolean secondDropped = new AtomicBoolean();
+        StreamPublisher<String> publisher = StreamPublisher.create(emitter -> {
+            emitter.onCancel(() -> cancelled.set(true));
+            emitter.emit("a");
+            emitter.resumePoint("1");
+            secondDropped.set(!emitter.emit("b"));
+        });
+        PointRecorder recorder = new PointRecorder(Long.MAX_VALUE) {
+            @Override
+            public void onResumePoint(String resumeToken) {
+                throw new IllegalStateException("broken subscriber");
+            }
+        };
+        publisher.subscribe(recorder);
+        assertThat(cancelled).isTrue();
+        assertThat(secondDropped).isTrue();
+        assertThat(recorder.signals).containsExactly("a");
+    }
+
     private static <T> List<T> awaitSize(List<T> list, int size) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (list.size() < size && System.nanoTime() < deadline) {

@@ -196,6 +196,7 @@ public abstract class ChatStoreContract {
         store.saveFeedback(new Feedback("t1", "r1", "never-stored", "bob", FeedbackRating.DOWN, "?", T0));
         store.claimHostAction("r1", "x1", "lookup", "{}", T0);
         store.reserveSeq("r1", 100);
+        store.write(StoreBatch.builder().resumePoint(new StoreBatch.ResumePoint("r1", "17", 2)).build());
         store.rememberApproval("t1", "refund", T0);
         store.write(StoreBatch.builder().run(run("r1b", "t1", RunStatus.RUNNING)).lease(new RunLease("r1b", "host-a", at(30)))
                 .message(new ThinkingMessage("orphan-step", "t1", "run-never-stored", "r1-a", MessageStatus.COMPLETED,
@@ -215,6 +216,7 @@ public abstract class ChatStoreContract {
         assertThat(store.findFeedback("r1-a", "alice")).isEmpty();
         assertThat(store.listFeedback(List.of("r1-a", "never-stored"))).isEmpty();
         assertThat(store.reservedSeq("r1")).isZero();
+        assertThat(store.findResumePoint("r1")).isEmpty();
         assertThat(store.findRun("r1b")).isEmpty();
         assertThat(store.findLease("r1b")).isEmpty();
         assertThat(store.findMessage("orphan-step")).isEmpty();
@@ -259,6 +261,7 @@ public abstract class ChatStoreContract {
         refused.put("its run's event", StoreBatch.builder().event(event("r-gone", 4)));
         refused.put("its run's input", StoreBatch.builder().input(clarify("r-gone", "c2")));
         refused.put("its run's seq reservation", StoreBatch.builder().reserveSeq("r-gone", 500));
+        refused.put("its run's resume point", StoreBatch.builder().resumePoint(new StoreBatch.ResumePoint("r-gone", "9", 0)));
         refused.put("its run's lease", StoreBatch.builder().lease(new RunLease("r-gone", "host-a", at(30))));
         Map<String, java.util.Set<String>> expectedRuns = new java.util.HashMap<>();
         refused.keySet().forEach(what -> expectedRuns.put(what, java.util.Set.of("r-gone")));
@@ -290,6 +293,7 @@ public abstract class ChatStoreContract {
         assertThat(store.readEvents("ghost", 0, 10)).isEmpty();
         assertThat(store.findInput("r-gone", "c2")).isEmpty();
         assertThat(store.reservedSeq("r-gone")).isZero();
+        assertThat(store.findResumePoint("r-gone")).isEmpty();
         assertThat(store.findLease("r-gone")).isEmpty();
         assertThat(store.findRuns(EnumSet.allOf(RunStatus.class))).extracting(Run::id).containsExactly("r-alive");
         assertThat(store.findMessage("m-alive")).as("nothing of a refused batch is stored").isEmpty();
@@ -299,12 +303,14 @@ public abstract class ChatStoreContract {
 
         store.write(StoreBatch.builder().touch(new ThreadTouch("gone", "s", at(5), "back?")).message(aliveMessage)
                 .run(run("r-next", "alive", RunStatus.QUEUED)).event(event("r-next", 1)).input(clarify("r-next", "c1"))
-                .reserveSeq("r-next", 100).lease(new RunLease("r-next", "host-a", at(30))).build());
+                .reserveSeq("r-next", 100).resumePoint(new StoreBatch.ResumePoint("r-next", "1", 0))
+                .lease(new RunLease("r-next", "host-a", at(30))).build());
         assertThat(store.findThread("gone")).as("a touch of a deleted thread is ignored").isEmpty();
         assertThat(store.findMessage("m-alive")).isPresent();
         assertThat(store.readEvents("r-next", 0, 10)).as("a run's rows may come with the run").hasSize(1);
         assertThat(store.findInput("r-next", "c1")).isPresent();
         assertThat(store.reservedSeq("r-next")).isEqualTo(100);
+        assertThat(store.findResumePoint("r-next")).contains(new StoreBatch.ResumePoint("r-next", "1", 0));
         assertThat(store.findLease("r-next")).isPresent();
     }
 
@@ -609,6 +615,10 @@ public abstract class ChatStoreContract {
         assertThatThrownBy(() -> store.write(StoreBatch.builder().fence("host-a")
                 .run(run("taken", "t2", RunStatus.RUNNING).finished(RunStatus.FAILED, at(1), null, null, null)).build()))
                 .isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().fence("host-a")
+                .resumePoint(new StoreBatch.ResumePoint("taken", "5", 0)).build()))
+                .isInstanceOfSatisfying(LeaseLostException.class, e -> assertThat(e.runIds()).containsExactly("taken"));
+        assertThat(store.findResumePoint("taken")).isEmpty();
         assertThat(store.findRun("taken").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
 
         store.write(StoreBatch.builder().fence("host-a").event(mine).reserveSeq("mine", 10)
@@ -729,6 +739,31 @@ public abstract class ChatStoreContract {
                 .reserveSeq("r", 70_000).build());
         assertThat(store.reservedSeq("r")).as("raised with the batch's events").isEqualTo(70_000);
         assertThat(store.lastSeq("r")).isEqualTo(1);
+    }
+
+    @Test
+    void aRunsResumePointIsReplacedByEachBatchThatCarriesOne() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING)).run(run("q", "t", RunStatus.QUEUED))
+                .build());
+        assertThat(store.findResumePoint("r")).as("none stored yet").isEmpty();
+
+        store.write(StoreBatch.builder().event(event("r", 1)).resumePoint(new StoreBatch.ResumePoint("r", "3", 0))
+                .build());
+        assertThat(store.findResumePoint("r")).contains(new StoreBatch.ResumePoint("r", "3", 0));
+        store.write(StoreBatch.builder().event(event("r", 2)).event(event("r", 3))
+                .resumePoint(new StoreBatch.ResumePoint("r", "3;thinking=2", 2))
+                .resumePoint(new StoreBatch.ResumePoint("q", "q-1", 0, false)).build());
+        assertThat(store.findResumePoint("r")).as("the newest replaces the one before, whatever it says")
+                .contains(new StoreBatch.ResumePoint("r", "3;thinking=2", 2));
+        assertThat(store.findResumePoint("q")).as("each run has its own, followable or only naming the run")
+                .contains(new StoreBatch.ResumePoint("q", "q-1", 0, false));
+        store.write(StoreBatch.builder().event(event("r", 4)).build());
+        assertThat(store.findResumePoint("r")).as("a batch without one leaves it")
+                .contains(new StoreBatch.ResumePoint("r", "3;thinking=2", 2));
+        store.write(StoreBatch.builder().resumePoint(new StoreBatch.ResumePoint("r", "2", 5)).build());
+        assertThat(store.findResumePoint("r")).as("a token need not grow: it is the runtime's")
+                .contains(new StoreBatch.ResumePoint("r", "2", 5));
     }
 
     // ------------------------------------------------------------------ branches, client ids, search

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -32,6 +33,12 @@ import java.util.function.Function;
  * result, failures, slow and long streams. It records what the engine asked of it.
  *
  * <p>Its capabilities are configurable, so the engine's fallbacks (no cancel, no clarify …) can be tested.
+ *
+ * <p>Re-attaching: a script may report where its stream stands ({@link Player#resumePoint}). A runtime that
+ * carries runs on without the host is modelled by one instance shared by the engines that come and go:
+ * {@link #reattach} plays the run's script again with {@link Player#resumedAfter()} set to the token, and a
+ * script that honours it plays exactly the items after that point (as a Bridge replays its log), then goes
+ * on. A run the runtime no longer knows ({@link #forget}) ends a re-attached stream {@code INTERRUPTED}.
  */
 public final class ScriptedRuntime implements RuntimeAdapter {
 
@@ -54,16 +61,32 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     public final class Player {
         private final RunRequest request;
         private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
+        private final @org.jspecify.annotations.Nullable String resumedAfter;
         final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         volatile boolean cancelled;
 
-        Player(RunRequest request, StreamPublisher.Emitter<AgentStreamEvent> emitter) {
+        Player(RunRequest request, StreamPublisher.Emitter<AgentStreamEvent> emitter,
+                @org.jspecify.annotations.Nullable String resumedAfter) {
             this.request = request;
             this.emitter = emitter;
+            this.resumedAfter = resumedAfter;
         }
 
         public RunRequest request() {
             return request;
+        }
+
+        /** The token this stream was re-attached after, or null for the run's first stream. */
+        public @org.jspecify.annotations.Nullable String resumedAfter() {
+            return resumedAfter;
+        }
+
+        /** Reports where the stream stands: a re-attachment with this token plays what follows. */
+        public void resumePoint(String token) {
+            if (cancelled) {
+                throw new Cancelled();
+            }
+            emitter.resumePoint(token);
         }
 
         public void emit(AgentStreamEvent event) {
@@ -167,6 +190,9 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<RunRequest> requests = new CopyOnWriteArrayList<>();
     private final List<String> retries = new CopyOnWriteArrayList<>();
     private final List<String> reattachTokens = new CopyOnWriteArrayList<>();
+    private final List<String> stoppedOrphans = new CopyOnWriteArrayList<>();
+    private volatile @org.jspecify.annotations.Nullable Callable<?> orphanStop;
+    private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
     private final List<ClarifyReply> answers = new CopyOnWriteArrayList<>();
     private final List<String> cancels = new CopyOnWriteArrayList<>();
     private final List<ToolResult> toolResults = new CopyOnWriteArrayList<>();
@@ -229,14 +255,14 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     @Override
     public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
         requests.add(request);
-        return play(request);
+        return play(request, null);
     }
 
     @Override
     public Flow.Publisher<AgentStreamEvent> retry(RunRequest request) {
         retries.add(request.runId());
         requests.add(request);
-        return play(request);
+        return play(request, null);
     }
 
     @Override
@@ -244,13 +270,55 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         requireCapability(Capability.REATTACH);
         reattachTokens.add(request.runId() + "@" + resumeToken);
         requests.add(request);
-        return play(request);
+        if (forgotten.contains(request.runId())) {
+            return StreamPublisher.create(emitter -> {
+                emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
+                        "the runtime no longer knows the run"));
+                emitter.complete();
+            });
+        }
+        return play(request, resumeToken);
     }
 
-    private Flow.Publisher<AgentStreamEvent> play(RunRequest request) {
+    /** The runtime no longer knows this run (it forgot it, or restarted): re-attaching ends it INTERRUPTED. */
+    public void forget(String runId) {
+        forgotten.add(runId);
+    }
+
+    /** What a stop of a run nobody follows does before it is recorded (e.g. hang, as an unreachable runtime). */
+    public ScriptedRuntime withOrphanStops(Callable<?> howItStops) {
+        this.orphanStop = howItStops;
+        return this;
+    }
+
+    /** Records the stop, and stops the run's script if one plays. */
+    @Override
+    public void stopOrphan(String runId, @org.jspecify.annotations.Nullable String resumeToken) {
+        requireCapability(Capability.CANCEL);
+        if (orphanStop != null) {
+            try {
+                orphanStop.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        stoppedOrphans.add(runId + "@" + resumeToken);
+        Player player = players.get(runId);
+        if (player != null) {
+            player.cancelled = true;
+            player.inbox.add("cancel");
+        }
+    }
+
+    /** {@code runId@resumeToken} for every run the engine stopped because it could not follow it. */
+    public List<String> stoppedOrphans() {
+        return stoppedOrphans;
+    }
+
+    private Flow.Publisher<AgentStreamEvent> play(RunRequest request, @org.jspecify.annotations.Nullable String resumedAfter) {
         Script script = scripts.apply(request);
         return StreamPublisher.create(64, emitter -> {
-            Player player = new Player(request, emitter);
+            Player player = new Player(request, emitter, resumedAfter);
             players.put(request.runId(), player);
             emitter.onCancel(() -> {
                 player.cancelled = true;
@@ -266,7 +334,7 @@ public final class ScriptedRuntime implements RuntimeAdapter {
                 } catch (Exception e) {
                     emitter.fail(e);
                 } finally {
-                    players.remove(request.runId());
+                    players.remove(request.runId(), player);
                 }
             }, "script-" + request.runId());
             thread.setDaemon(true);

@@ -109,6 +109,42 @@ public final class Scripts {
         };
     }
 
+    /**
+     * Streams {@code count} frames as a Bridge would, {@code pauseMillis} apart, reporting a resume point
+     * after each (the frame's number; "0" before the first): frame i is the text delta {@code "w<i> "}, and
+     * every third frame also a status update (a frame of two items). Then the whole answer and success.
+     * Re-attached after a point, it plays exactly the frames after it, then goes on: what
+     * {@link ScriptedRuntime#reattach} asks of a script. The answer is {@link #framedAnswer(int)}.
+     */
+    public static ScriptedRuntime.Script frames(int count, long pauseMillis) {
+        return (request, p) -> {
+            String after = p.resumedAfter();
+            int from = after == null ? 1 : Integer.parseInt(after) + 1;
+            if (after == null) {
+                p.resumePoint("0");
+            }
+            for (int i = from; i <= count; i++) {
+                p.text("w" + i + " ");
+                if (i % 3 == 0) {
+                    p.emit(new AgentStreamEvent.StatusUpdate(request.runId() + ":status:" + i, "info", "step " + i));
+                }
+                p.resumePoint(Integer.toString(i));
+                p.sleep(pauseMillis);
+            }
+            p.emit(new AgentStreamEvent.TextFinal(request.assistantMessageId(), framedAnswer(count)));
+            p.finish();
+        };
+    }
+
+    /** The whole answer of {@link #frames(int, long)}: {@code "w1 w2 … w<count> "}. */
+    public static String framedAnswer(int count) {
+        StringBuilder answer = new StringBuilder();
+        for (int i = 1; i <= count; i++) {
+            answer.append('w').append(i).append(' ');
+        }
+        return answer.toString();
+    }
+
     /** Streams some text, then reports a failure. */
     public static ScriptedRuntime.Script failsWith(String code, String message) {
         return (request, p) -> {

@@ -229,6 +229,39 @@ class EndToEndTest {
         assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).startsWith("You chose **Markdown**");
     }
 
+    /**
+     * The host restarts while a run streams: the Bridge carries on, the new host re-attaches from where the
+     * store left the run and follows it to its end. Every token is in the run's log once, and the answer the
+     * thread shows is the Bridge's whole answer (the one its session, and the next turn, build on).
+     */
+    @Test
+    void aRestartedHostFollowsAStreamingRunToItsEndWithEveryTokenOnce() throws Exception {
+        BridgeSimulator simulator = simulator(b -> b.slowEventsPerSecond(60));
+        HermesRuntimeAdapter firstAdapter = adapter(simulator);
+        ChatEngine first = engine(firstAdapter, b -> { });
+        String thread = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, thread, StartRun.of("slow please"));
+        EventCollector.unbounded().subscribeTo(first.subscribe(ALICE, ticket.runId(), 0)).awaitCount(15);
+
+        first.close();
+        firstAdapter.close();
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).as("left for the next host")
+                .isEqualTo(RunStatus.RUNNING);
+        ChatEngine second = engine(adapter(simulator), b -> { });
+
+        awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(simulator.streamsOpened(ticket.runId())).isEqualTo(2);
+        assertThat(simulator.runStatus(ticket.runId())).contains("completed");
+        List<AgentStreamEvent> events = events(second, ticket.runId());
+        String streamed = events.stream().filter(e -> e instanceof AgentStreamEvent.TextDelta)
+                .map(e -> ((AgentStreamEvent.TextDelta) e).delta()).collect(Collectors.joining());
+        String whole = events.stream().filter(e -> e instanceof AgentStreamEvent.TextFinal)
+                .map(e -> ((AgentStreamEvent.TextFinal) e).text()).findFirst().orElseThrow();
+        assertThat(streamed).isEqualTo(whole);
+        assertThat(events.stream().filter(AgentStreamEvent::isTerminal)).hasSize(1);
+        assertThat(((AssistantMessage) message(ticket.assistantMessageId())).text()).isEqualTo(whole);
+    }
+
     @Test
     void aHostToolIsCalledThroughTheEngineAndItsResultGoesBack() throws Exception {
         BridgeSimulator simulator = simulator(b -> { });

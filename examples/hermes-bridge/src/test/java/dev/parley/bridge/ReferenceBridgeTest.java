@@ -219,6 +219,44 @@ class ReferenceBridgeTest {
         assertThat(proxy.requestLines()).anyMatch(line -> line.startsWith("GET /runs/" + request.runId() + "/events?after="));
     }
 
+    /**
+     * The host (engine and adapter) restarts while a run streams: the reference Bridge keeps the run's frames
+     * and finishes the turn, and the next host re-attaches from where its store left the run, to the end. The
+     * thread then shows the answer the Bridge gave, every delta once.
+     */
+    @Test
+    void aRestartedHostFollowsARunThatWasStreamingToItsEnd() throws Exception {
+        InMemoryChatStore store = new InMemoryChatStore();
+        String threadId;
+        RunTicket ticket;
+        try (ChatEngine first = ChatEngine.builder().store(store).runtime(adapter).build()) {
+            threadId = first.createThread("alice", NewThread.empty()).id();
+            ticket = first.startRun("alice", threadId, StartRun.of("count slowly"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (store.readEvents(ticket.runId(), 0, 100).stream()
+                    .noneMatch(e -> e.event() instanceof AgentStreamEvent.TextDelta)) {
+                assertThat(System.nanoTime()).as("the first words in time").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+        }
+        adapter.close();
+        adapter = new HermesRuntimeAdapter(HermesConfig.builder().baseUrl("http://127.0.0.1:" + proxy.port())
+                .bearerToken(BridgeProcess.TOKEN).reattachBackoff(Duration.ofMillis(100)).build());
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).as("left for the next host")
+                .isEqualTo(RunStatus.RUNNING);
+
+        try (ChatEngine next = ChatEngine.builder().store(store).runtime(adapter).build()) {
+            awaitSucceeded(next, ticket);
+            String deltas = store.readEvents(ticket.runId(), 0, 1_000).stream()
+                    .filter(e -> e.event() instanceof AgentStreamEvent.TextDelta)
+                    .map(e -> ((AgentStreamEvent.TextDelta) e.event()).delta()).collect(Collectors.joining());
+            assertThat(deltas).as("every delta exactly once").isEqualTo("one two threefour five six");
+            assertThat(((AssistantMessage) store.findMessage(ticket.assistantMessageId()).orElseThrow()).text())
+                    .isEqualTo("one two three\nfour five six");
+            assertThat(proxy.requestLines()).anyMatch(line -> line.startsWith("GET /runs/" + ticket.runId() + "/events?after="));
+        }
+    }
+
     @Test
     void aRegeneratedAnswerIsAskedWithoutTheOldAnswer() throws Exception {
         try (ChatEngine engine = ChatEngine.builder().store(new InMemoryChatStore()).runtime(adapter).build()) {

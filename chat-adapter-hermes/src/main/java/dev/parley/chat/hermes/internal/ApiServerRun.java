@@ -82,11 +82,16 @@ public final class ApiServerRun extends RunLoop {
         cancelRequested = true;
         String remote = hermesRunId;
         if (remote != null) {
-            stopRemote(remote);
+            stop(http, runId, remote);
         }
     }
 
-    private void stopRemote(String remote) {
+    /**
+     * {@code POST /v1/runs/{remote}/stop}; a run that already ended on the server is not an error.
+     *
+     * @throws ChatException as the server answers otherwise, RUNTIME_UNAVAILABLE when it cannot be reached
+     */
+    static void stop(HermesHttp http, String runId, String remote) {
         JsonNode answer;
         try {
             answer = http.call(http.request(http.url("v1", "runs", remote, "stop"))
@@ -158,9 +163,10 @@ public final class ApiServerRun extends RunLoop {
         if (!emit(new AgentStreamEvent.RuntimeSession(start.sessionId(), start.resumed()))) {
             return;
         }
+        resumePoint(remote);
         if (cancelRequested) {
             try {
-                stopRemote(remote);
+                stop(http, runId, remote);
             } catch (ChatException e) {
                 log.warn("Run {}: stopping Hermes run {} failed: {}", runId, remote, e.getMessage());
             }

@@ -118,6 +118,23 @@ public final class ApiServerTransport {
         run.cancel();
     }
 
+    /**
+     * Stops a run this adapter may not know any more (its host restarted): by its own handle if it runs here,
+     * else by the Hermes run id its stream reported as its resume token. A run that ended is no error.
+     */
+    public void stopOrphan(String runId, @Nullable String hermesRunId) {
+        ApiServerRun run = runs.get(runId);
+        if (run != null) {
+            run.cancel();
+            return;
+        }
+        if (hermesRunId == null) {
+            log.warn("Run {}: its Hermes run id was never stored; it cannot be stopped on the API server", runId);
+            return;
+        }
+        ApiServerRun.stop(http, runId, hermesRunId);
+    }
+
     /** {@code GET /health}, read afresh, with what the server said about itself. Never throws. */
     public RuntimeHealth health() {
         String what = "Hermes API server at " + http.where();

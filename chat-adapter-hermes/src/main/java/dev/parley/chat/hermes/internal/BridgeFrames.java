@@ -42,7 +42,8 @@ final class BridgeFrames {
     private final Set<String> hostCallIds = new HashSet<>();
     private final Set<String> expiredByHost = ConcurrentHashMap.newKeySet();
     private long lastSeq;
-    private @Nullable String thinkingId;
+    /** The seq of the open thinking block's first frame (0: none open); the block's message id is made of it. */
+    private long thinkingSeq;
     private @Nullable String reportedSession;
     private @Nullable String protocolError;
 
@@ -65,9 +66,48 @@ final class BridgeFrames {
         return lastSeq;
     }
 
-    /** Continues after {@code seq}: frames up to it are replays (a re-attachment after a restart). */
-    void resumeAfter(long seq) {
-        lastSeq = seq;
+    /**
+     * Continues after a resume token ({@link #resumeToken()}): frames up to its seq are replays, and the
+     * thinking block it names, if any, is still open (its next frames join it).
+     */
+    void resumeAfter(Token token) {
+        lastSeq = token.seq();
+        thinkingSeq = token.thinkingSeq();
+    }
+
+    /**
+     * Where the mapping stands: a mapping that {@linkplain #resumeAfter continues} after this token maps the
+     * next frames exactly as this one would. {@code <seq>}, or {@code <seq>;thinking=<first seq>} while a
+     * thinking block is open.
+     */
+    String resumeToken() {
+        return new Token(lastSeq, thinkingSeq).toString();
+    }
+
+    /** A resume token of the Bridge transport: the last frame handled, and the open thinking block. */
+    record Token(long seq, long thinkingSeq) {
+        private static final String THINKING = ";thinking=";
+
+        /** @throws IllegalArgumentException for a text that is not a token */
+        static Token parse(String text) {
+            String trimmed = text.trim();
+            int at = trimmed.indexOf(THINKING);
+            try {
+                long seq = Long.parseLong(at < 0 ? trimmed : trimmed.substring(0, at));
+                long thinking = at < 0 ? 0 : Long.parseLong(trimmed.substring(at + THINKING.length()));
+                if (seq < 0 || thinking < 0 || thinking > seq) {
+                    throw new IllegalArgumentException("a Bridge resume token is a frame seq, got: " + text);
+                }
+                return new Token(seq, thinking);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("a Bridge resume token is a frame seq, got: " + text, e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return thinkingSeq == 0 ? Long.toString(seq) : seq + THINKING + thinkingSeq;
+        }
     }
 
     /** Why the stream cannot be read on, or null. */
@@ -145,14 +185,14 @@ final class BridgeFrames {
     }
 
     private boolean onThinking(String text, long seq) {
-        if (thinkingId == null) {
-            thinkingId = runId + ":thinking:" + seq;
+        if (thinkingSeq == 0) {
+            thinkingSeq = seq;
         }
-        return emit(new AgentStreamEvent.ThinkingDelta(thinkingId, clean(text)));
+        return emit(new AgentStreamEvent.ThinkingDelta(runId + ":thinking:" + thinkingSeq, clean(text)));
     }
 
     private boolean onTextDelta(String text) {
-        thinkingId = null;
+        thinkingSeq = 0;
         return emit(new AgentStreamEvent.TextDelta(assistantMessageId, clean(text)));
     }
 
@@ -184,13 +224,13 @@ final class BridgeFrames {
             case "tool_call":
                 return onToolCall(f);
             case "tool_result": {
-                thinkingId = null;
+                thinkingSeq = 0;
                 String callId = text(f, "toolCallId");
                 if (callId == null) {
                     protocolError = "tool_result frame " + seq + " has no toolCallId";
                     return false;
                 }
-                if (hostCallIds.contains(callId)) {
+                if (hostCallIds.contains(callId) || hostToolNames.contains(orElse(text(f, "toolName"), ""))) {
                     return true;
                 }
                 return emit(new AgentStreamEvent.ToolCallResult(runId + ":result:" + callId, callId,
@@ -231,7 +271,7 @@ final class BridgeFrames {
     }
 
     private boolean onToolCall(JsonNode f) {
-        thinkingId = null;
+        thinkingSeq = 0;
         String callId = text(f, "toolCallId");
         String name = text(f, "toolName");
         if (callId == null || name == null) {
@@ -252,7 +292,7 @@ final class BridgeFrames {
     }
 
     private boolean onClarify(JsonNode f, long seq) {
-        thinkingId = null;
+        thinkingSeq = 0;
         String clarifyId = text(f, "clarifyId");
         if (clarifyId == null) {
             protocolError = "clarify_request frame " + seq + " has no clarifyId";
@@ -271,7 +311,7 @@ final class BridgeFrames {
     }
 
     private boolean onApproval(JsonNode f, long seq) {
-        thinkingId = null;
+        thinkingSeq = 0;
         String approvalId = text(f, "approvalId");
         if (approvalId == null || approvalId.isBlank()) {
             protocolError = "approval_request frame " + seq + " has no approvalId";

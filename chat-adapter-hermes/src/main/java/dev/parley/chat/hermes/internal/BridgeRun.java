@@ -7,6 +7,7 @@ import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesErrors;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TodoStatus;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.StreamPublisher;
@@ -25,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}),
  * sending the conversation ({@link BridgeHistory}) when there is no session to continue, retrying once without
  * the session but with the conversation on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
- * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}. See
+ * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}, and after a host restart
+ * from the resume token it reported ({@link BridgeFrames#resumeToken()}, after every frame). See
  * {@code docs/hermes-bridge-protocol.md}; this class does what it says.
  */
 public final class BridgeRun extends RunLoop {
@@ -46,7 +48,7 @@ public final class BridgeRun extends RunLoop {
     }
 
     private final ObjectNode body;
-    private final @Nullable Long resumeAfter;
+    private final BridgeFrames.@Nullable Token resumeAfter;
     private final int reattachAttempts;
     private final Duration reattachBackoff;
     private final BridgeFrames frames;
@@ -57,17 +59,20 @@ public final class BridgeRun extends RunLoop {
     private boolean everOpened;
     private boolean historySent;
     private String lastProblem = "";
+    /** The resume token reported last (none reported yet: null). */
+    private @Nullable String reportedToken;
 
     /**
      * @param body the {@code POST /run} body without {@code sessionId} (added here)
-     * @param resumeAfter null to start the run; else the seq to re-attach after (a restarted host)
+     * @param resumeAfter null to start the run; else the resume token to re-attach after (a restarted host)
+     * @throws IllegalArgumentException if {@code resumeAfter} is not a Bridge resume token
      */
-    public BridgeRun(HermesHttp http, RunRequest request, Redactor redactor, ObjectNode body, @Nullable Long resumeAfter,
+    public BridgeRun(HermesHttp http, RunRequest request, Redactor redactor, ObjectNode body, @Nullable String resumeAfter,
             int reattachAttempts, Duration reattachBackoff, StreamPublisher.Emitter<AgentStreamEvent> emitter,
             Consumer<BridgeRun> onEnd) {
         super(http, request, redactor, emitter);
         this.body = body;
-        this.resumeAfter = resumeAfter;
+        this.resumeAfter = resumeAfter == null ? null : BridgeFrames.Token.parse(resumeAfter);
         this.reattachAttempts = reattachAttempts;
         this.reattachBackoff = reattachBackoff;
         this.onEnd = onEnd;
@@ -76,6 +81,20 @@ public final class BridgeRun extends RunLoop {
 
     public String runId() {
         return runId;
+    }
+
+    /**
+     * Checks a resume token before a re-attachment: the seq of the last frame handled, as the stream reported
+     * it ({@code 17}, or {@code 17;thinking=12} while a thinking block was open), or an input's token.
+     *
+     * @throws ChatException INVALID_INPUT for anything else
+     */
+    public static void requireResumeToken(String resumeToken) {
+        try {
+            BridgeFrames.Token.parse(resumeToken);
+        } catch (IllegalArgumentException e) {
+            throw ChatException.invalidInput(e.getMessage());
+        }
     }
 
     /** True once the Bridge confirmed the run ({@code run_started} or a re-attached stream). */
@@ -204,6 +223,12 @@ public final class BridgeRun extends RunLoop {
                 lastProblem = "the Bridge did not answer the run status check";
                 continue;
             }
+            if ((probe.status() == 404 || probe.status() == 410) && resumeAfter != null
+                    && frames.lastSeq() == resumeAfter.seq()) {
+                emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the host stopped while the run was "
+                        + "active, and the Hermes Bridge no longer knows run " + runId));
+                return;
+            }
             if (probe.status() == 404 || probe.status() == 410) {
                 emit(new AgentStreamEvent.RunFailed(everOpened ? HermesErrors.STREAM_LOST : ErrorCode.RUNTIME_UNAVAILABLE.name(),
                         (everOpened ? "the stream from the Hermes Bridge was lost (" + lastProblem + ")"
@@ -235,6 +260,15 @@ public final class BridgeRun extends RunLoop {
             if (frames.lastSeq() > before) {
                 failures = 0;
             }
+        }
+    }
+
+    /** Reports the mapping's resume token after the frames handled, when it changed. */
+    private void reportPosition() {
+        String token = frames.resumeToken();
+        if (!token.equals(reportedToken)) {
+            reportedToken = token;
+            resumePoint(token);
         }
     }
 
@@ -274,7 +308,12 @@ public final class BridgeRun extends RunLoop {
         if (cancelRequested) {
             cancelQuietly();
         }
-        SseReader.Ending ending = read(opened, (id, type, data) -> frames.onFrame(id, type, data) && !isTerminal());
+        reportPosition();
+        SseReader.Ending ending = read(opened, (id, type, data) -> {
+            boolean more = frames.onFrame(id, type, data);
+            reportPosition();
+            return more && !isTerminal();
+        });
         if (isTerminal()) {
             return Outcome.DONE;
         }

@@ -113,6 +113,16 @@ public abstract class RunLoop implements Runnable {
         return terminal;
     }
 
+    /**
+     * Reports where the stream stands in the runtime, after the events emitted so far (see
+     * {@link dev.parley.chat.runtime.ResumableSubscriber}); nothing once the terminal event went out.
+     */
+    final void resumePoint(String resumeToken) {
+        if (!terminal) {
+            emitter.resumePoint(resumeToken);
+        }
+    }
+
     final String clean(String text) {
         return redactor.redact(text);
     }

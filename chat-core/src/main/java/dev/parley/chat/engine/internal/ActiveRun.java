@@ -10,6 +10,7 @@ import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.ErrorInfo;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.reduce.RunReducer;
@@ -62,6 +63,8 @@ public final class ActiveRun {
     private Run run;
     private long lastSeq;
     private final RunWrites writes;
+    /** Where the runtime's stream stands, for following the run again after a restart. */
+    private final ResumeTracker resume;
     private boolean terminalAppended;
     /** A snapshot of the run's messages is in its log (announced, or replayed): an end needs none of its own. */
     private boolean snapshotLogged;
@@ -115,6 +118,7 @@ public final class ActiveRun {
         this.initialMessages = List.copyOf(initialMessages);
         this.lastSeq = baseSeq;
         this.writes = new RunWrites(ctx, runId, reservedSeq);
+        this.resume = new ResumeTracker(runId, ctx.can(Capability.REATTACH) && clientTools.isEmpty(), baseSeq);
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY,
                 Math.min(ctx.limits.subscriberLagLimit(), EngineContext.READER_RING_CAPACITY), baseSeq);
         this.host = host;
@@ -260,9 +264,16 @@ public final class ActiveRun {
         });
     }
 
-    /** Re-attaches to a run still waiting in the runtime after this host restarted. */
-    void reattach(String resumeToken) {
+    /**
+     * Re-attaches to a run the runtime carries on (streaming, or waiting for an answer) after this host
+     * restarted: the stream continues after {@code resumeToken}, and its first {@code skip} items, which the
+     * log holds already, are skipped.
+     */
+    void reattach(String resumeToken, long skip) {
         guarded(() -> {
+            synchronized (this) {
+                resume.resumeAt(resumeToken, skip);
+            }
             RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
                     tools.clientTools());
             continuesSession = prepared.continuesSession();
@@ -384,9 +395,21 @@ public final class ActiveRun {
      * @return the logged event, or null if it was ignored or could not be logged
      */
     @Nullable RunEvent ingest(AgentStreamEvent event) {
+        return ingest(event, false);
+    }
+
+    /**
+     * Logs one item of the runtime's stream as {@link #ingest} does, and counts it towards the stream's
+     * resume point (it is in the log once the log is stored up to its seq).
+     */
+    @Nullable RunEvent ingestFromRuntime(AgentStreamEvent event) {
+        return ingest(event, true);
+    }
+
+    private @Nullable RunEvent ingest(AgentStreamEvent event, boolean fromRuntime) {
         order.lock();
         try {
-            return append(event, event.isTerminal());
+            return append(event, event.isTerminal(), fromRuntime);
         } catch (RuntimeException e) {
             log.error("Run {}: an event could not be logged; ending the run", runId, e);
             forceEnd(new AgentStreamEvent.RunFailed(code(e), "the engine could not log an event: " + message(e)));
@@ -394,6 +417,60 @@ public final class ActiveRun {
         } finally {
             order.unlock();
         }
+    }
+
+    /** An item of the runtime's stream that is not logged (the engine ignores it) counts all the same. */
+    void runtimeItemLeftOut() {
+        synchronized (this) {
+            resume.handled(lastSeq);
+        }
+        ctx.writer.markDirty(this, 0);
+    }
+
+    /** True if this item of a re-attached stream is one the log holds already: it is skipped, uncounted. */
+    synchronized boolean isStoredRuntimeItem() {
+        return resume.skipStored();
+    }
+
+    /** The runtime's stream reported where it stands, after the items signalled so far. */
+    void resumePoint(String resumeToken) {
+        synchronized (this) {
+            resume.resumePoint(resumeToken, lastSeq);
+        }
+        ctx.writer.markDirty(this, 0);
+    }
+
+    /**
+     * True if another engine could follow this run from where its stored events reach: the runtime re-attaches,
+     * the stream said where it stands, and no tool the person's browser runs is offered (those tools are not
+     * stored, so a re-attached run that called one would wait for good).
+     */
+    synchronized boolean followableElsewhere() {
+        return resume.followable();
+    }
+
+    /** The token the runtime's stream reported last (it may name the run on the runtime's side), or null. */
+    synchronized @Nullable String resumeToken() {
+        return resume.token();
+    }
+
+    /**
+     * True while a host action or client tool the agent called has no result: such a run cannot be followed
+     * after a restart (the result would not reach the runtime).
+     */
+    /** True if the run offers tools the person's browser runs (they live only in this engine's memory). */
+    boolean offersClientTools() {
+        return !tools.clientTools().isEmpty();
+    }
+
+    synchronized boolean runsHostTool() {
+        for (Message message : reducer.messages()) {
+            if (message instanceof ActionExecutionMessage call && call.status() == MessageStatus.IN_PROGRESS
+                    && (ctx.hostActions.containsKey(call.name()) || tools.isClientTool(call.name()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What {@link #deliverAnswer} did. */
@@ -452,6 +529,11 @@ public final class ActiveRun {
      *     their seq (the seq still lies within one block of the stored mark)
      */
     private @Nullable RunEvent append(AgentStreamEvent event, boolean ending) {
+        return append(event, ending, false);
+    }
+
+    /** @param fromRuntime the event is an item of the runtime's stream (it counts towards the resume point) */
+    private @Nullable RunEvent append(AgentStreamEvent event, boolean ending, boolean fromRuntime) {
         RunEvent logged;
         boolean durableFirst = event instanceof AgentStreamEvent.InputRequested || event.isTerminal();
         boolean statusChanged;
@@ -468,6 +550,9 @@ public final class ActiveRun {
             snapshotLogged |= event instanceof AgentStreamEvent.MessagesSnapshot;
             runLog.add(logged);
             writes.event(logged);
+            if (fromRuntime) {
+                resume.handled(seq);
+            }
             statusChanged = reducer.status() != before;
             if (statusChanged) {
                 writes.runChanged();
@@ -678,9 +763,10 @@ public final class ActiveRun {
     }
 
     /**
-     * Lets go of the run without ending it, when the engine closes while the run waits for an answer a
-     * future engine can deliver after re-attaching: the runtime stream is closed (which does not stop the
-     * run in the runtime) and nothing it still signals is logged.
+     * Stops following the runtime's stream without ending the run: the stream is closed (which does not stop
+     * the run in the runtime) and nothing it still signals is logged. When the engine closes, for a run a
+     * future engine follows again after re-attaching, and before a run that cannot be followed is stopped in
+     * the runtime (whose report of the stop is then not logged: the engine ends the run INTERRUPTED).
      */
     void detach() {
         detached = true;
@@ -785,7 +871,9 @@ public final class ActiveRun {
         if (abandoned) {
             return new RunWrites.Drained(0, 0, false, 0);
         }
-        return writes.drainInto(batch, nowMillis, reducer, this::currentRecord, maxEvents, maxBytes);
+        RunWrites.Drained drained = writes.drainInto(batch, nowMillis, reducer, this::currentRecord, maxEvents, maxBytes);
+        resume.handOver(batch, drained.lastSeq());
+        return drained;
     }
 
     /** True while logged events wait to be handed to the batch writer. */

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * row, so that what the store refuses is found and left out while the rest is stored. A row refused while
  * the store takes other writes is written once more (the store may have come back in between), then left
  * out; a left-out event is replaced by a status event saying so, so the run's log has no gap. Used by the
- * batch writer's thread only, holding its flush lock.
+ * batch writer's thread only, holding its flush lock. Resume points are written last ({@link #writeResumePoints}).
  */
 final class RowByRowWrite {
     private static final Logger log = LoggerFactory.getLogger(RowByRowWrite.class);
@@ -57,6 +57,9 @@ final class RowByRowWrite {
                 }
                 refused = writeEach(refused);
             }
+            if (!writeResumePoints(batch)) {
+                return new Kept();
+            }
             List<String> described = new ArrayList<>();
             for (StoreBatch row : refused) {
                 described.add(describe(row));
@@ -92,6 +95,21 @@ final class RowByRowWrite {
         return refused;
     }
 
+    /**
+     * The part's resume points, once everything else of it is stored (or left out for good, as a live stream
+     * leaves it out too): a point stored ahead of its events would make a re-attached stream skip items the
+     * store does not hold. A point refused twice keeps the part (false): stored later, with its events.
+     */
+    private boolean writeResumePoints(StoreBatch batch) {
+        if (batch.resumePoints().isEmpty()) {
+            return true;
+        }
+        StoreBatch.Builder points = row(batch);
+        batch.resumePoints().forEach(points::resumePoint);
+        StoreBatch row = points.build();
+        return writeEach(List.of(row)).isEmpty() || writeEach(List.of(row)).isEmpty();
+    }
+
     /** A write that changes nothing: whether the store takes writes for this run at all. */
     private boolean storeTakesWrites(String runId) {
         try {
@@ -116,7 +134,7 @@ final class RowByRowWrite {
         }
     }
 
-    /** The batch cut into batches of one row each, in the order a write stores them. */
+    /** The batch cut into batches of one row each, in the order a write stores them; resume points apart. */
     private static List<StoreBatch> rows(StoreBatch batch) {
         List<StoreBatch> rows = new ArrayList<>();
         batch.threadTouches().forEach(touch -> rows.add(row(batch).touch(touch).build()));

@@ -520,9 +520,10 @@ public final class RunManager implements RunHost {
     // ------------------------------------------------------------------ restart
 
     /**
-     * Brings the store in line after a restart: a run that was RUNNING becomes INTERRUPTED; a run waiting
-     * for a clarify answer is re-attached when the runtime can, else INTERRUPTED; QUEUED runs start in
-     * order. With other instances, only runs whose lease expired are taken over.
+     * Brings the store in line after a restart: a run that was RUNNING or waiting for an answer is
+     * re-attached when the runtime can (from where its stored events reach), else stopped in the runtime and
+     * INTERRUPTED; QUEUED runs start in order ({@link RunRecovery}). With other instances, only runs whose
+     * lease expired are taken over.
      */
     public void recover() {
         if (ctx.clustered()) {
@@ -541,22 +542,34 @@ public final class RunManager implements RunHost {
     }
 
     /**
-     * Ends this process's part: running runs are INTERRUPTED; runs waiting on a re-attachable input and
-     * queued runs stay for the next engine (with other instances, their leases are released so that one of
-     * them takes the runs over at once); every subscriber still open is told the engine closed (an error,
-     * after every event it was owed from this engine's memory), so it can subscribe again from its cursor.
+     * Ends this process's part. Where the runtime can re-attach, runs it carries on are left for the next
+     * engine, which follows them from where the store leaves them: runs waiting for an answer, and running
+     * runs whose stream said where it stands (unless a tool the host side answers is running); never a run that
+     * offers tools the person's browser runs (they are not stored: a re-attached run calling one would wait for
+     * good). Their stream
+     * is closed, which does not stop them in the runtime; the last flush stores their resume points with
+     * their events. Queued runs stay queued. With other instances, the leases of the runs left are released
+     * so that one of them takes the runs over at once; alone, the next start of the host does. Every other
+     * run is stopped in the runtime (all at once, waiting at most the cancel grace period; what its stream
+     * says meanwhile is not logged) and INTERRUPTED.
+     * Every subscriber still open is told the engine closed (an error, after every event it was owed from
+     * this engine's memory), so it can subscribe again from its cursor.
      */
     public void close() {
         synchronized (ctx.lanes) {
             closing = true;
         }
         List<String> leftBehind = new ArrayList<>();
+        List<ActiveRun> interrupted = new ArrayList<>();
         for (ActiveRun run : new ArrayList<>(ctx.activeRuns.values())) {
             if (run.isFinished()) {
                 continue;
             }
             Run now = run.snapshot();
-            if (now.status() == RunStatus.WAITING_FOR_INPUT && ctx.can(Capability.REATTACH)) {
+            boolean followable = ctx.can(Capability.REATTACH) && !run.offersClientTools()
+                    && (now.status() == RunStatus.WAITING_FOR_INPUT
+                            || now.status() == RunStatus.RUNNING && run.followableElsewhere() && !run.runsHostTool());
+            if (followable) {
                 run.detach();
                 leftBehind.add(run.runId());
                 continue;
@@ -565,8 +578,10 @@ public final class RunManager implements RunHost {
                 leftBehind.add(run.runId());
                 continue;
             }
-            run.forceEnd(RunStatus.INTERRUPTED, "the host shut down while the run was active");
+            interrupted.add(run);
         }
+        interrupted.forEach(ActiveRun::detach);
+        OrphanStops.stopAllThenInterrupt(ctx, interrupted, "the host shut down while the run was active");
         ctx.writer.close();
         ctx.markClosed();
         new ArrayList<>(ctx.subscriptions).forEach(LiveSubscription::engineClosing);

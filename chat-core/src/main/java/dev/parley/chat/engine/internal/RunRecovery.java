@@ -6,6 +6,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.store.StoreBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,9 +17,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes over the runs a previous process (or, with other instances, a dead instance) left active in the
- * store: RUNNING ones end INTERRUPTED, ones waiting for an answer are re-attached when the runtime can,
- * QUEUED ones are queued again. A run whose reads fail is tried again shortly, so that no run stays
- * active in the store for good. Thread-safe.
+ * store. Where the runtime can re-attach, a run is followed again from its stored resume point — the place
+ * in the runtime's stream its stored events reach ({@link ResumeTracker}), so that its log goes on without a
+ * gap or a repeat — whether it streamed or waited for an answer the runtime asked (one waiting without a
+ * stored point, from its input's resume token). A run that cannot be followed is stopped in the runtime,
+ * then ends INTERRUPTED, so that the runtime does not finish a turn Parley shows cut off: the runtime cannot
+ * re-attach, no point was stored, a tool the host side answers was running, it waits only for inputs the
+ * engine asked (their continuation died with the process), or it waited and its answer was accepted but
+ * never logged (whether it reached the runtime is unknown). QUEUED runs are queued again. A run whose reads
+ * fail is tried again shortly, so that no run stays active in the store for good. Thread-safe.
  */
 final class RunRecovery {
     private static final Logger log = LoggerFactory.getLogger(RunRecovery.class);
@@ -126,6 +133,8 @@ final class RunRecovery {
         List<PendingInput> pending = run.status() != RunStatus.WAITING_FOR_INPUT ? List.of()
                 : ctx.store.listPendingInputs(run.id());
         Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
+        Optional<StoreBatch.ResumePoint> point = run.status() == RunStatus.QUEUED ? Optional.empty()
+                : ctx.store.findResumePoint(run.id());
 
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
@@ -154,13 +163,23 @@ final class RunRecovery {
             }
             return;
         }
-        if (waiting.isPresent() && ctx.can(Capability.REATTACH)) {
+        boolean followable = ctx.can(Capability.REATTACH) && point.map(StoreBatch.ResumePoint::followable).orElse(true);
+        if (waiting.isPresent() && followable) {
             log.info("Run {} waits for an answer; re-attaching to the runtime", run.id());
-            active.reattach(waiting.get().resumeToken());
+            active.reattach(point.map(StoreBatch.ResumePoint::token).orElse(waiting.get().resumeToken()),
+                    point.map(StoreBatch.ResumePoint::skip).orElse(0L));
             active.resumeDeadlines(pending);
             return;
         }
-        log.info("Run {} was active when the host stopped; it is INTERRUPTED", run.id());
-        active.forceEnd(RunStatus.INTERRUPTED, "the host stopped while the run was active");
+        if (run.status() == RunStatus.RUNNING && point.isPresent() && followable && !active.runsHostTool()) {
+            log.info("Run {} was streaming when the host stopped; re-attaching to the runtime after {} ({} stored)",
+                    run.id(), point.get().token(), point.get().skip());
+            active.reattach(point.get().token(), point.get().skip());
+            return;
+        }
+        log.info("Run {} was active when the host stopped and cannot be followed; stopping it, it is INTERRUPTED",
+                run.id());
+        OrphanStops.stopThenInterrupt(ctx, active, point.map(StoreBatch.ResumePoint::token).orElse(null),
+                "the host stopped while the run was active");
     }
 }

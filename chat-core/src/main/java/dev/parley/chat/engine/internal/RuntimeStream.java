@@ -2,6 +2,7 @@ package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.runtime.BurstAwareSubscriber;
+import dev.parley.chat.runtime.ResumableSubscriber;
 import java.util.concurrent.Flow;
 
 /**
@@ -11,8 +12,13 @@ import java.util.concurrent.Flow;
  * engine, never taken from the runtime, and the runtime's report that an input ended is logged only while
  * the input is still pending (the engine may have expired it already). Inside a runtime's burst the run
  * wakes its subscribers once, at the burst's end, rather than once per event.
+ *
+ * <p>The stream's resume points are kept with the run ({@link ActiveRun#resumePoint}); every item counts
+ * towards them, logged or not. The first items of a re-attached stream that the log holds already are
+ * skipped before anything else looks at them — never a terminal item: the log of a run still followed holds none,
+ * so a terminal item (a runtime that no longer knows the run ends it at once) is the run's end.
  */
-final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
+final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent>, ResumableSubscriber<AgentStreamEvent> {
     private final EngineContext ctx;
     private final ActiveRun run;
 
@@ -36,17 +42,19 @@ final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
 
     @Override
     public void onNext(AgentStreamEvent signalled) {
-        AgentStreamEvent event = AgentStreamEvent.current(signalled);
-        if (run.isDetached() || event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown) {
+        if (run.isDetached() || !signalled.isTerminal() && run.isStoredRuntimeItem()) {
             return;
         }
-        if (event instanceof AgentStreamEvent.InputResolved resolved
-                && (resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED
-                        || !run.isInputPending(resolved.inputId()))) {
+        AgentStreamEvent event = AgentStreamEvent.current(signalled);
+        if (event instanceof AgentStreamEvent.RunStarted || event instanceof AgentStreamEvent.Unknown
+                || event instanceof AgentStreamEvent.InputResolved resolved
+                        && (resolved.outcome() == AgentStreamEvent.InputOutcome.ANSWERED
+                                || !run.isInputPending(resolved.inputId()))) {
+            run.runtimeItemLeftOut();
             return;
         }
         run.guarded(() -> {
-            if (run.ingest(event) != null && event instanceof AgentStreamEvent.InputResolved withdrawn) {
+            if (run.ingestFromRuntime(event) != null && event instanceof AgentStreamEvent.InputResolved withdrawn) {
                 run.inputClosedByRuntime(withdrawn);
             }
             if (ctx.writer.isBacklogged()) {
@@ -54,6 +62,13 @@ final class RuntimeStream implements BurstAwareSubscriber<AgentStreamEvent> {
                 ctx.writer.awaitCapacity();
             }
         });
+    }
+
+    @Override
+    public void onResumePoint(String resumeToken) {
+        if (!run.isDetached()) {
+            run.guarded(() -> run.resumePoint(resumeToken));
+        }
     }
 
     @Override

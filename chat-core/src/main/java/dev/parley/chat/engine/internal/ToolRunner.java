@@ -46,6 +46,11 @@ final class ToolRunner {
         this.clientTools = Map.copyOf(byName);
     }
 
+    /** True if the person's browser runs tool {@code name} for this run. */
+    boolean isClientTool(String name) {
+        return clientTools.containsKey(name);
+    }
+
     /** The client tools, for the runtime's request. */
     Collection<HostToolSpec> clientTools() {
         return clientTools.values();

@@ -317,6 +317,11 @@ public final class JdbiChatStore implements ChatStore {
         return db.read("reading a seq reservation", dao -> dao.events().reservedSeq(runId)).orElse(0L);
     }
 
+    @Override
+    public Optional<StoreBatch.ResumePoint> findResumePoint(String runId) {
+        return db.read("reading a resume point", dao -> dao.events().resumePoint(runId));
+    }
+
     // ------------------------------------------------------------------ retention
 
     @Override

@@ -92,6 +92,7 @@ abstract class ErasureTest {
                 .input(new PendingInput(runId, "c1", runId + "-c", new ClarifyRequest("which " + word + "?",
                         List.of(word), false), null, null, InputState.PENDING, null, T0, null))
                 .reserveSeq(runId, 4096)
+                .resumePoint(new StoreBatch.ResumePoint(runId, "17", 2))
                 .lease(new RunLease(runId, "host-a", T0.plusSeconds(30)));
         for (int seq = 2; seq <= 40; seq++) {
             batch.event(new RunEvent(runId, seq, T0.toEpochMilli() + seq,
@@ -123,7 +124,8 @@ abstract class ErasureTest {
                         T0, "late " + erasedWord, null, null))
                 .event(new RunEvent(runId, 41, T0.toEpochMilli(), new AgentStreamEvent.TextDelta(runId + "-a",
                         erasedWord)))
-                .reserveSeq(runId, 8192).lease(new RunLease(runId, "host-a", T0.plusSeconds(60)))
+                .reserveSeq(runId, 8192).resumePoint(new StoreBatch.ResumePoint(runId, "40", 0))
+                .lease(new RunLease(runId, "host-a", T0.plusSeconds(60)))
                 .build()))
                 .isInstanceOfSatisfying(ThreadGoneException.class, e -> assertThat(e.runIds()).containsExactly(runId));
         assertThatThrownBy(() -> store.write(StoreBatch.builder().event(new RunEvent(runId, 42, T0.toEpochMilli(),

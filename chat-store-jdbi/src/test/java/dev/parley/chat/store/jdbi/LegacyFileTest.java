@@ -118,7 +118,7 @@ class LegacyFileTest {
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
                 ResultSet rs = c.createStatement().executeQuery(
                         "SELECT MAX(version), (SELECT COUNT(*) FROM parley_run_events) FROM parley_schema_history")) {
-            assertThat(rs.getString(1)).isEqualTo("8");
+            assertThat(rs.getString(1)).isEqualTo("9");
             assertThat(rs.getInt(2)).as("the 28 old rows as they were, and one row for the new deltas").isEqualTo(29);
         }
     }

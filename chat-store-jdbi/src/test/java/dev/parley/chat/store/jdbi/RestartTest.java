@@ -150,6 +150,10 @@ abstract class RestartTest {
         assertThat(runtime2.requests()).as("nothing ran again").isEmpty();
     }
 
+    /**
+     * The run's stream never said where it stands in the runtime (no resume point): the next process cannot
+     * follow it, stops it in the runtime and ends it INTERRUPTED above its reservation.
+     */
     @Test
     void aRunThatWasRunningWhenTheProcessDiedIsInterruptedAboveItsReservation() {
         JdbiChatStore store1 = store();
@@ -175,10 +179,11 @@ abstract class RestartTest {
         process1.kill();
 
         JdbiChatStore store2 = store();
-        ChatEngine engine2 = engine(store2, ScriptedRuntime.playing(Scripts.instant("a new answer")));
+        ScriptedRuntime runtime2 = ScriptedRuntime.playing(Scripts.instant("a new answer"));
+        ChatEngine engine2 = engine(store2, runtime2);
 
-        Run run = engine2.state(ALICE, runId).run();
-        assertThat(run.status()).isEqualTo(RunStatus.INTERRUPTED);
+        Run run = awaitRun(engine2, runId, RunStatus.INTERRUPTED).run();
+        assertThat(runtime2.stoppedOrphans()).containsExactly(runId + "@null");
         assertThat(run.error().code()).isEqualTo("INTERRUPTED");
         List<RunEvent> stored = store2.readEvents(runId, 0, 100);
         assertThat(stored).hasSize(8);
@@ -195,6 +200,39 @@ abstract class RestartTest {
 
         RunTicket next = engine2.startRun(ALICE, threadId, StartRun.of("again"));
         awaitRun(engine2, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * The process dies while a run streams on a runtime that carries it on (one runtime outlives both
+     * processes, as a Bridge would): the next process, on its own connection to the database, re-attaches
+     * from the resume point stored with the run's events and follows the run to its end, every frame once.
+     */
+    @Test
+    void aRunThatWasStreamingWhenTheProcessDiedIsFollowedFromItsStoredResumePoint() {
+        ScriptedRuntime bridge = ScriptedRuntime.playing(Scripts.frames(60, 5));
+        JdbiChatStore store1 = store();
+        FailingStore process1 = new FailingStore(store1);
+        ChatEngine engine1 = engine(process1.store(), bridge);
+        String threadId = engine1.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine1.startRun(ALICE, threadId, StartRun.of("stream"));
+        String runId = ticket.runId();
+        await(() -> store1.lastSeq(runId), seq -> seq >= 20, "some frames to be stored");
+        process1.kill();
+
+        JdbiChatStore store2 = store();
+        ChatEngine engine2 = engine(store2, bridge);
+        Run run = awaitRun(engine2, runId, RunStatus.SUCCEEDED).run();
+
+        assertThat(bridge.reattachments()).hasSize(1);
+        List<RunEvent> stored = store2.readEvents(runId, 0, 10_000);
+        StringBuilder streamed = new StringBuilder();
+        stored.stream().filter(e -> e.event() instanceof AgentStreamEvent.TextDelta)
+                .forEach(e -> streamed.append(((AgentStreamEvent.TextDelta) e.event()).delta()));
+        assertThat(streamed.toString()).isEqualTo(Scripts.framedAnswer(60));
+        assertThat(stored).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(((AssistantMessage) store2.findMessage(run.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo(Scripts.framedAnswer(60));
+        assertThat(watch(engine2, runId).awaitDone().events()).isEqualTo(stored);
     }
 
     @Test

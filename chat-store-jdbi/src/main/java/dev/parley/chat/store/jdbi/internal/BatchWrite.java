@@ -21,7 +21,7 @@ import java.util.Set;
 
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
- * leases and seq reservations, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
+ * leases, seq reservations and resume points, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
  * arrays), so a flush of hundreds of events costs a handful of round trips; a run's consecutive deltas
  * become one row ({@link EventRows}). What a row needs besides its
  * values — JSON, a message's searchable text and (PostgreSQL) its search vector — is made before the
@@ -80,6 +80,7 @@ public final class BatchWrite {
         batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
         batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));
         batch.reservations().forEach(reservation -> rowsOfRuns.add(reservation.runId()));
+        batch.resumePoints().forEach(point -> rowsOfRuns.add(point.runId()));
         batch.leases().forEach(lease -> rowsOfRuns.add(lease.runId()));
         Set<String> existingThreads = threadIds.isEmpty() ? Set.of()
                 : db.read("finding the threads of a refused batch", dao -> dao.threads().existingIds(threadIds));
@@ -162,6 +163,9 @@ public final class BatchWrite {
         if (!batch.reservations().isEmpty()) {
             dao.events().reserveSeqs(batch.reservations());
         }
+        if (!encoded.resumePoints().isEmpty()) {
+            dao.events().saveResumePoints(encoded.resumePoints());
+        }
     }
 
     /** Sets the leases; a lease of a run that is not stored (its thread deleted) fails the batch. */
@@ -180,13 +184,13 @@ public final class BatchWrite {
 
     /** A batch with its JSON written and its repeats folded, ready before the write lock is taken. */
     private record EncodedBatch(List<Run> runs, List<MessageDao.Encoded> messages, EventRows.Prepared events,
-            List<PendingInput> inputs) {
+            List<PendingInput> inputs, List<StoreBatch.ResumePoint> resumePoints) {
     }
 
     /**
      * Writes the JSON and folds repeats within the batch the way one-by-one saves would end: a run or
      * message saved twice is stored once, with its last value at its first place; of an event or input
-     * given twice the first is kept. (No statement then touches a row twice, whatever batching the driver
+     * given twice the first is kept; of a run's resume points, the last. (No statement then touches a row twice, whatever batching the driver
      * does, e.g. PostgreSQL's {@code reWriteBatchedInserts}.)
      */
     private EncodedBatch encode(StoreBatch batch) {
@@ -210,8 +214,12 @@ public final class BatchWrite {
         for (PendingInput input : batch.inputs()) {
             inputs.putIfAbsent(new InputKey(input.runId(), input.inputId()), input);
         }
+        Map<String, StoreBatch.ResumePoint> points = new LinkedHashMap<>();
+        for (StoreBatch.ResumePoint point : batch.resumePoints()) {
+            points.put(point.runId(), point);
+        }
         return new EncodedBatch(List.copyOf(runs.values()), encodedMessages, encodedEvents,
-                List.copyOf(inputs.values()));
+                List.copyOf(inputs.values()), List.copyOf(points.values()));
     }
 
     private record InputKey(String runId, String inputId) {

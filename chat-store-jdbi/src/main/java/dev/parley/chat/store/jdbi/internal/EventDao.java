@@ -19,14 +19,16 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The run event log ({@code parley_run_events}, keyed by {@code (run_id, seq)}, a row holding one event or
- * a span of deltas that ends at its {@code seq}: see {@link EventRows}) and the seq reservations
- * ({@code parley_seq_reservations}): appends, replay pages, a run's last seq, and reservations that only
- * rise. SQLite appends a batch of rows as a JDBC batch ({@link Sqlite}), PostgreSQL as one statement over
+ * a span of deltas that ends at its {@code seq}: see {@link EventRows}), the seq reservations
+ * ({@code parley_seq_reservations}) and the resume points ({@code parley_resume_points}): appends, replay
+ * pages, a run's last seq, reservations that only rise, and the one resume point per run that the batch
+ * storing its events replaces. SQLite appends a batch of rows as a JDBC batch ({@link Sqlite}), PostgreSQL as one statement over
  * arrays ({@link Postgres}); the store uses its database's interface ({@link #of}). The rest is shared.
  */
 @RegisterRowMapper(EventDao.Stored.Mapper.class)
 @RegisterRowMapper(EventDao.Span.Mapper.class)
 @RegisterRowMapper(EventDao.RunLastSeq.Mapper.class)
+@RegisterRowMapper(EventDao.ResumePointMapper.class)
 public interface EventDao {
     /**
      * The rows of a run with key in {@code (afterSeq, bound]}, and the first row after {@code bound} (which
@@ -51,6 +53,13 @@ public interface EventDao {
             + "WHERE excluded.reserved_seq > parley_seq_reservations.reserved_seq";
 
     String RESERVED_SEQ = "SELECT reserved_seq FROM parley_seq_reservations WHERE run_id = :runId";
+
+    /** Replaces a run's resume point. */
+    String SAVE_RESUME_POINT = "INSERT INTO parley_resume_points (run_id, token, skip, followable) "
+            + "VALUES (:runId, :token, :skip, :followable) ON CONFLICT (run_id) DO UPDATE SET token = excluded.token, "
+            + "skip = excluded.skip, followable = excluded.followable";
+
+    String RESUME_POINT = "SELECT run_id, token, skip, followable FROM parley_resume_points WHERE run_id = :runId";
 
     String DELETE_EVENTS_OF_RUN = "DELETE FROM parley_run_events WHERE run_id = :runId";
 
@@ -119,6 +128,13 @@ public interface EventDao {
 
     @SqlQuery(RESERVED_SEQ)
     Optional<Long> reservedSeq(String runId);
+
+    /** Replaces each run's resume point (a batch holds each run once). */
+    @SqlBatch(SAVE_RESUME_POINT)
+    void saveResumePoints(@BindRow(ResumePointColumns.class) List<StoreBatch.ResumePoint> points);
+
+    @SqlQuery(RESUME_POINT)
+    Optional<StoreBatch.ResumePoint> resumePoint(String runId);
 
     /** Deletes a run's whole event log (its seq reservation stays). */
     @SqlUpdate(DELETE_EVENTS_OF_RUN)
@@ -219,6 +235,23 @@ public interface EventDao {
                     .bind("createdAt", row.createdAt())
                     .bind("type", row.type())
                     .bind("payload", row.payload());
+        }
+    }
+
+    /** Binds a resume point's columns. */
+    final class ResumePointColumns implements BindRow.Binder<StoreBatch.ResumePoint> {
+        @Override
+        public void bind(SqlStatement<?> statement, StoreBatch.ResumePoint point) {
+            statement.bind("runId", point.runId()).bind("token", point.token()).bind("skip", point.skip())
+                    .bind("followable", point.followable() ? 1 : 0);
+        }
+    }
+
+    final class ResumePointMapper implements RowMapper<StoreBatch.ResumePoint> {
+        @Override
+        public StoreBatch.ResumePoint map(ResultSet rs, StatementContext ctx) throws SQLException {
+            return new StoreBatch.ResumePoint(rs.getString("run_id"), rs.getString("token"), rs.getLong("skip"),
+                    rs.getInt("followable") != 0);
         }
     }
 

@@ -12,10 +12,16 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
  * database's own catalogue ({@link Sqlite}, {@link Postgres}; the store uses its database's, {@link #of}).
  */
 public interface SchemaDao {
+    /** The table version 9 added (runs' resume points). */
+    String RESUME_POINTS = "parley_resume_points";
+
     /** The tables of the current schema version; each is probed when migrations are left to the host. */
     List<String> TABLES = List.of(
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
-        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions");
+        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions", RESUME_POINTS);
+
+    /** Tables a version after 7 added: one missing means the schema is older than this version. */
+    List<String> LATER_TABLES = List.of(RESUME_POINTS);
 
     /** The interface to attach on a database. */
     static Class<? extends SchemaDao> of(Dialect dialect) {
@@ -60,6 +66,9 @@ public interface SchemaDao {
      */
     static void require(StoreDatabase db, String scripts) {
         for (String table : TABLES) {
+            if (LATER_TABLES.contains(table)) {
+                continue;
+            }
             try {
                 db.read("probing " + table, dao -> dao.schema().probeTable(table));
             } catch (ChatException e) {
@@ -93,6 +102,13 @@ public interface SchemaDao {
         } catch (ChatException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the column error_retry_after_seconds of "
                     + "version 8 is missing)", e);
+        }
+        for (String table : LATER_TABLES) {
+            try {
+                db.read("probing the schema version", dao -> dao.schema().probeTable(table));
+            } catch (ChatException e) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the table " + table + " is missing)", e);
+            }
         }
     }
 
