@@ -44,7 +44,7 @@ public class AgUiController extends ParleyEndpoints {
         this.engine = engine;
         this.streams = streams;
         this.bodies = bodies;
-        this.turns = new AgUiTurns(engine, contexts);
+        this.turns = new AgUiTurns(engine, contexts, true);
     }
 
     @PostMapping("${parley.web.agui.path:/agui}")
