@@ -17,7 +17,6 @@ import dev.parley.chat.spring.internal.SseStreams;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
@@ -77,7 +76,7 @@ final class CopilotKitRuntime {
         try {
             plan = turns.plan(owner, input);
         } catch (AgUiTurns.Refused refused) {
-            writeAll(response, AgUiFrames.runError(refused.code(), refused.getMessage()));
+            AgUiController.writeAll(response, AgUiFrames.runError(refused.code(), refused.getMessage()));
             return;
         }
         stream(owner, input, plan, request, response);
@@ -97,13 +96,13 @@ final class CopilotKitRuntime {
         AgUiInput input = AgUiInput.parse(body);
         Optional<AgUiHistory> history = history(owner, input.threadId());
         if (history.isEmpty()) {
-            writeAll(response, "");
+            AgUiController.writeAll(response, "");
             return;
         }
         Optional<RunState> live = history.get().latestRunId().map(id -> engine.state(owner, id))
                 .filter(state -> !state.run().status().isTerminal());
         if (live.isEmpty()) {
-            writeAll(response, AgUiFrames.atRest(input.threadId(), input.runId(),
+            AgUiController.writeAll(response, AgUiFrames.atRest(input.threadId(), input.runId(),
                     history.get().snapshot(null, input.messages())));
             return;
         }
@@ -192,14 +191,5 @@ final class CopilotKitRuntime {
         AgUiFrames frames = new AgUiFrames(input.threadId(), input.runId(), plan.assistantMessageId(), plan.snapshot(),
                 input.state(), plan.planSeq(), plan.stillPending(), plan.answeredNow(), true, () -> { });
         SseResponses.start(request, response, engine.subscribe(owner, plan.runId(), 0), streams, frames);
-    }
-
-    /** A whole event stream at once (possibly empty), closed after it. */
-    static void writeAll(HttpServletResponse response, String frames) throws IOException {
-        response.setStatus(HttpServletResponse.SC_OK);
-        response.setContentType("text/event-stream");
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        response.setHeader("Cache-Control", "no-cache");
-        response.getOutputStream().write(frames.getBytes(StandardCharsets.UTF_8));
     }
 }
