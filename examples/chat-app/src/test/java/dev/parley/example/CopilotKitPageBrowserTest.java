@@ -1,0 +1,165 @@
+package dev.parley.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.parley.chat.testing.BuildTools;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * CopilotKit's stock React chat ({@code @copilotkit/react-core} 1.74.0, v2 {@code CopilotKitProvider} and
+ * {@code CopilotChat}) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
+ * runtime in between. The page (bundled by the build into {@code target/copilotkit-page}) is served from another
+ * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart.
+ */
+@SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.datasource.url=jdbc:sqlite:target/copilotkit-page-test-${random.uuid}.db",
+            "example.simulator.events-per-second=200"
+        })
+class CopilotKitPageBrowserTest {
+    private static final Path PAGE = Paths.get("target/copilotkit-page");
+    private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8",
+            "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "woff2", "font/woff2",
+            "woff", "font/woff", "ttf", "font/ttf");
+    private static HttpServer pageServer;
+    private static ChatPage browser;
+
+    @LocalServerPort
+    int port;
+
+    /** The page's own server, on another port than the host: another origin. */
+    @DynamicPropertySource
+    static void pageOrigin(DynamicPropertyRegistry registry) throws IOException {
+        pageServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        pageServer.createContext("/", exchange -> {
+            Path file = PAGE.resolve(exchange.getRequestURI().getPath().substring(1)).normalize();
+            boolean found = file.startsWith(PAGE) && Files.isRegularFile(file);
+            byte[] body = found ? Files.readAllBytes(file) : new byte[0];
+            String name = file.getFileName() == null ? "" : file.getFileName().toString();
+            exchange.getResponseHeaders().set("Content-Type",
+                    TYPES.getOrDefault(name.substring(name.lastIndexOf('.') + 1), "application/octet-stream"));
+            exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        pageServer.start();
+        registry.add("parley.web.copilotkit.allowed-origins", () -> pageOrigin());
+    }
+
+    private static String pageOrigin() {
+        return "http://localhost:" + pageServer.getAddress().getPort();
+    }
+
+    @BeforeAll
+    static void startBrowser() throws IOException {
+        BuildTools.assumePresent("npm");
+        Assumptions.assumeTrue(Files.isRegularFile(PAGE.resolve("page.js")),
+                "SKIPPED: the CopilotKit page was not built (target/copilotkit-page); the build bundles it where npm is");
+        browser = ChatPage.start();
+    }
+
+    @AfterEach
+    void printConsole() {
+        if (browser != null) {
+            browser.printConsole();
+        }
+    }
+
+    @AfterAll
+    static void stopEverything() {
+        if (browser != null) {
+            browser.close();
+        }
+        if (pageServer != null) {
+            pageServer.stop(0);
+        }
+    }
+
+    private void open(String threadId) {
+        String runtimeUrl = "http://localhost:" + port + "/api/chat/copilotkit";
+        browser.driver().get(pageOrigin() + "/index.html?thread=" + threadId + "&runtimeUrl="
+                + URLEncoder.encode(runtimeUrl, StandardCharsets.UTF_8));
+        browser.waitFor("[data-testid=copilot-chat-textarea]");
+    }
+
+    private void send(String text) {
+        browser.driver().findElement(By.cssSelector("[data-testid=copilot-chat-textarea]")).sendKeys(text, Keys.ENTER);
+    }
+
+    /** The texts of the user and assistant messages on the page, once {@code answers} answers stand finished. */
+    @SuppressWarnings("unchecked")
+    private List<String> awaitConversation(int answers) {
+        browser.waiter().until(driver -> browser.count("[data-testid=copilot-assistant-message]") == answers
+                && browser.count("[data-copilot-running=true]") == 0);
+        return (List<String>) browser.js("return [...document.querySelectorAll("
+                + "'[data-testid=copilot-user-message], [data-testid=copilot-assistant-message]')]"
+                + ".map(m => (m.getAttribute('data-testid').includes('user') ? 'user: ' : 'assistant: ')"
+                + " + m.innerText.trim())");
+    }
+
+    private int status(String path) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    @Test
+    void twoTurnsAReloadThatBringsThemBackAndATurnThatContinuesThem() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        send("hello");
+        assertThat(awaitConversation(1)).hasSize(2);
+        send("and again");
+        List<String> twoTurns = awaitConversation(2);
+        assertThat(twoTurns).hasSize(4);
+        assertThat(twoTurns.get(0)).isEqualTo("user: hello");
+        assertThat(twoTurns.get(3)).startsWith("assistant: ").hasSizeGreaterThan("assistant: ".length());
+
+        browser.driver().navigate().refresh();
+        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        assertThat(awaitConversation(2)).as("the thread back after a reload").isEqualTo(twoTurns);
+
+        send("once more");
+        List<String> threeTurns = awaitConversation(3);
+        assertThat(threeTurns.subList(0, 4)).isEqualTo(twoTurns);
+        assertThat(threeTurns.get(4)).isEqualTo("user: once more");
+        assertThat(browser.count("[data-testid=copilot-error-banner]")).isZero();
+        assertThat(status("/api/chat/sessions/" + threadId)).isEqualTo(200);
+    }
+
+    @Test
+    void aNewThreadOpensEmptyAndIsCreatedByItsFirstMessageOnly() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        Thread.sleep(1_000);
+        assertThat(browser.count("[data-testid=copilot-user-message], [data-testid=copilot-assistant-message]"))
+                .isZero();
+        assertThat(status("/api/chat/sessions/" + threadId)).as("opening the page created nothing").isEqualTo(404);
+    }
+}
