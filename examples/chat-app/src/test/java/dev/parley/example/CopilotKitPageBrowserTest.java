@@ -3,6 +3,8 @@ package dev.parley.example;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.testing.BuildTools;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -35,7 +37,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * CopilotKit's stock React chat ({@code @copilotkit/react-core} 1.74.0, v2 {@code CopilotKitProvider} and
  * {@code CopilotChat}) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
  * runtime in between. The page (bundled by the build into {@code target/copilotkit-page}) is served from another
- * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart.
+ * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart. The
+ * page adds a question card ({@code useInterrupt}), as an app does for its agent's questions.
  */
 @SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
@@ -127,6 +130,88 @@ class CopilotKitPageBrowserTest {
     private int status(String path) throws IOException, InterruptedException {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
                 .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The thread's newest answer as the host stored it. */
+    private JsonNode storedAnswer(String threadId) throws IOException, InterruptedException {
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/api/chat/sessions/" + threadId)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        JsonNode answer = null;
+        for (JsonNode message : ChatJson.shared().readTree(body).get("messages")) {
+            if (message.get("type").asText().equals("assistant")) {
+                answer = message;
+            }
+        }
+        return answer;
+    }
+
+    /** Waits for the answer on the page to show some text while its run goes on. */
+    private void awaitAnswerStreaming() {
+        browser.waiter().until(driver -> browser.count("[data-copilot-running=true]") == 1
+                && browser.count("[data-testid=copilot-assistant-message]") == 1
+                && !String.valueOf(browser.js("return document.querySelector("
+                        + "'[data-testid=copilot-assistant-message]').innerText")).isBlank());
+    }
+
+    private String answerOnPage() {
+        return String.valueOf(browser.js("return document.querySelector('[data-testid=copilot-assistant-message]')"
+                + ".innerText")).strip();
+    }
+
+    /** A page reloaded while the answer streams shows it once, followed to its end, the same as stored. */
+    @Test
+    void aReloadMidAnswerShowsTheAnswerOnceToItsEnd() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        send("slow please");
+        awaitAnswerStreaming();
+        browser.driver().navigate().refresh();
+        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        List<String> conversation = awaitConversation(1);
+        assertThat(conversation).hasSize(2);
+        assertThat(storedAnswer(threadId).get("status").asText()).isEqualTo("COMPLETED");
+        String answer = answerOnPage();
+        assertThat(answer.split("Simulated answer", -1)).as("the answer once: " + answer).hasSize(2);
+        assertThat(answer).as("to its end").endsWith("every word is scripted.");
+    }
+
+    /** The stop button stops the run; the partial answer stays, on the page and after a reload. */
+    @Test
+    void stopKeepsThePartialAnswer() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        send("slow please");
+        awaitAnswerStreaming();
+        browser.driver().findElement(By.cssSelector("[data-testid=copilot-send-button]")).click();
+        awaitConversation(1);
+        browser.waiter().until(driver -> {
+            try {
+                return storedAnswer(threadId).get("status").asText().equals("CANCELLED");
+            } catch (IOException | InterruptedException e) {
+                return false;
+            }
+        });
+        String partial = answerOnPage();
+        assertThat(partial).isNotBlank();
+        browser.driver().navigate().refresh();
+        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        awaitConversation(1);
+        assertThat(answerOnPage()).as("the partial answer kept").isEqualTo(partial);
+    }
+
+    /** A question the agent asks survives a reload, and choosing an answer there resumes the run. */
+    @Test
+    void aPendingQuestionSurvivesAReloadAndItsAnswerResumesTheRun() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        send("clarify the format");
+        browser.waitFor("[data-testid=parley-question] button[data-choice]");
+        browser.driver().navigate().refresh();
+        browser.waitFor("[data-testid=parley-question] button[data-choice='A table']").click();
+        browser.waiter().until(driver -> browser.count("[data-testid=parley-question]") == 0
+                && browser.count("[data-copilot-running=true]") == 0
+                && String.valueOf(browser.js("return document.body.innerText")).contains("You chose A table"));
+        assertThat(storedAnswer(threadId).get("text").asText()).contains("You chose **A table**");
     }
 
     @Test
