@@ -38,7 +38,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * {@code CopilotChat}) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
  * runtime in between. The page (bundled by the build into {@code target/copilotkit-page}) is served from another
  * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart. The
- * page adds a question card ({@code useInterrupt}), as an app does for its agent's questions.
+ * page adds a question card ({@code useInterrupt}) and a line for a failed run ({@code onError}), as an app
+ * does.
  */
 @SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
@@ -109,7 +110,14 @@ class CopilotKitPageBrowserTest {
         String runtimeUrl = "http://localhost:" + port + "/api/chat/copilotkit";
         browser.driver().get(pageOrigin() + "/index.html?thread=" + threadId + "&runtimeUrl="
                 + URLEncoder.encode(runtimeUrl, StandardCharsets.UTF_8));
+        awaitReady();
+    }
+
+    /** Waits for the page's chat to have reached the runtime: a message typed before that is lost. */
+    private void awaitReady() {
         browser.waitFor("[data-testid=copilot-chat-textarea]");
+        browser.waiter().until(driver -> Boolean.TRUE.equals(browser.js(
+                "return window.parleyCopilotKit?.runtimeConnectionStatus === 'connected'")));
     }
 
     private void send(String text) {
@@ -166,7 +174,7 @@ class CopilotKitPageBrowserTest {
         send("slow please");
         awaitAnswerStreaming();
         browser.driver().navigate().refresh();
-        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        awaitReady();
         List<String> conversation = awaitConversation(1);
         assertThat(conversation).hasSize(2);
         assertThat(storedAnswer(threadId).get("status").asText()).isEqualTo("COMPLETED");
@@ -194,9 +202,31 @@ class CopilotKitPageBrowserTest {
         String partial = answerOnPage();
         assertThat(partial).isNotBlank();
         browser.driver().navigate().refresh();
-        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        awaitReady();
         awaitConversation(1);
         assertThat(answerOnPage()).as("the partial answer kept").isEqualTo(partial);
+    }
+
+    /**
+     * A run that fails ends with {@code RUN_ERROR}. The stock chat shows nothing of it by itself (it reports it to
+     * {@code onError}, code {@code agent_run_error_event}); the page's line shows the runtime's message. The
+     * partial answer is stored FAILED, and a reload shows it as the thread holds it.
+     */
+    @Test
+    void aFailedRunIsShownThroughOnError() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        open(threadId);
+        send("please fail");
+        assertThat(browser.waitFor("[data-testid=parley-error]").getText())
+                .isEqualTo("The simulated agent failed on purpose");
+        browser.waiter().until(driver -> browser.count("[data-copilot-running=true]") == 0);
+        JsonNode stored = storedAnswer(threadId);
+        assertThat(stored.get("status").asText()).isEqualTo("FAILED");
+        assertThat(stored.get("error").get("code").asText()).isEqualTo("AGENT_ERROR");
+        browser.driver().navigate().refresh();
+        awaitReady();
+        assertThat(awaitConversation(1)).containsExactly("user: please fail", "assistant: Let me look that up");
+        assertThat(browser.count("[data-testid=parley-error]")).as("a reload shows no error").isZero();
     }
 
     /** A question the agent asks survives a reload, and choosing an answer there resumes the run. */
@@ -227,7 +257,7 @@ class CopilotKitPageBrowserTest {
         assertThat(twoTurns.get(3)).startsWith("assistant: ").hasSizeGreaterThan("assistant: ".length());
 
         browser.driver().navigate().refresh();
-        browser.waitFor("[data-testid=copilot-chat-textarea]");
+        awaitReady();
         assertThat(awaitConversation(2)).as("the thread back after a reload").isEqualTo(twoTurns);
 
         send("once more");
