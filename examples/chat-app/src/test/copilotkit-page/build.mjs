@@ -1,4 +1,5 @@
-// Bundles the page into the folder given as the first argument (the test serves it from there).
+// Bundles the pages (the v2 chat, page.jsx, and the v1 chat, page-v1.jsx) into the folder given as the first
+// argument (the test serves it from there).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 const out = process.argv[2];
 mkdirSync(out, { recursive: true });
 await build({
-  entryPoints: ['page.jsx'],
+  entryPoints: ['page.jsx', 'page-v1.jsx'],
   bundle: true,
   outdir: out,
   jsx: 'automatic',
@@ -15,4 +16,6 @@ await build({
   loader: { '.woff2': 'file', '.woff': 'file', '.ttf': 'file' },
   logLevel: 'warning',
 });
-copyFileSync('index.html', join(out, 'index.html'));
+for (const html of ['index.html', 'index-v1.html']) {
+  copyFileSync(html, join(out, html));
+}

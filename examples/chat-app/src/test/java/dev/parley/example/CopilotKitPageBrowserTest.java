@@ -35,7 +35,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * CopilotKit's stock React chat ({@code @copilotkit/react-core} 1.74.0, v2 {@code CopilotKitProvider} and
- * {@code CopilotChat}) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
+ * {@code CopilotChat}; and the v1 chat once) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
  * runtime in between. The page (bundled by the build into {@code target/copilotkit-page}) is served from another
  * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart. The
  * page adds a question card ({@code useInterrupt}) and a line for a failed run ({@code onError}), as an app
@@ -107,8 +107,13 @@ class CopilotKitPageBrowserTest {
     }
 
     private void open(String threadId) {
+        open("index.html", threadId);
+    }
+
+    /** Opens {@code page} (the v2 chat's or the v1 chat's) on the thread, once its chat reached the runtime. */
+    private void open(String page, String threadId) {
         String runtimeUrl = "http://localhost:" + port + "/api/chat/copilotkit";
-        browser.driver().get(pageOrigin() + "/index.html?thread=" + threadId + "&runtimeUrl="
+        browser.driver().get(pageOrigin() + "/" + page + "?thread=" + threadId + "&runtimeUrl="
                 + URLEncoder.encode(runtimeUrl, StandardCharsets.UTF_8));
         awaitReady();
     }
@@ -164,6 +169,38 @@ class CopilotKitPageBrowserTest {
     private String answerOnPage() {
         return String.valueOf(browser.js("return document.querySelector('[data-testid=copilot-assistant-message]')"
                 + ".innerText")).strip();
+    }
+
+    /** The messages of the v1 chat once it shows {@code answers} whole answers (the simulator's end in the last). */
+    @SuppressWarnings("unchecked")
+    private List<String> awaitV1Conversation(int answers) {
+        String messages = "[...document.querySelectorAll('.copilotKitUserMessage, .copilotKitAssistantMessage')]";
+        browser.waiter().until(driver -> browser.count(".copilotKitAssistantMessage") == answers
+                && String.valueOf(browser.js("const m = " + messages + "; return m.length ? m[m.length - 1].innerText"
+                        + " : ''")).contains("other scenarios"));
+        return (List<String>) browser.js("return " + messages + ".map(m => (m.classList.contains("
+                + "'copilotKitUserMessage') ? 'user: ' : 'assistant: ') + m.innerText.trim())");
+    }
+
+    /**
+     * The v1 chat ({@code <CopilotKit>}, which renders the v2 provider, with {@code @copilotkit/react-ui}'s
+     * {@code CopilotChat}) on the same endpoint: two turns, and a reload that brings them back.
+     */
+    @Test
+    void theV1ChatTakesTwoTurnsAndAReloadBringsThemBack() {
+        String threadId = UUID.randomUUID().toString();
+        open("index-v1.html", threadId);
+        send("hello");
+        awaitV1Conversation(1);
+        send("and again");
+        List<String> twoTurns = awaitV1Conversation(2);
+        assertThat(twoTurns).hasSize(4);
+        assertThat(twoTurns.get(0)).isEqualTo("user: hello");
+        assertThat(twoTurns.get(2)).isEqualTo("user: and again");
+
+        browser.driver().navigate().refresh();
+        awaitReady();
+        assertThat(awaitV1Conversation(2)).as("the thread back after a reload").isEqualTo(twoTurns);
     }
 
     /** A page reloaded while the answer streams shows it once, followed to its end, the same as stored. */
