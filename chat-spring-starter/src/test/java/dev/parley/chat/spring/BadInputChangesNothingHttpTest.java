@@ -34,12 +34,14 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * request mappings, so a new POST, PUT, PATCH or DELETE endpoint without bad-input cases here fails the test.
  * Every endpoint also refuses what a page on another site makes a browser send (its {@code Origin} neither
  * the server's own nor {@code parley.web.allowed-origins}), with a body or without.
- * The runtime offers one model and one skill and takes no others.
+ * The runtime offers one model and one skill and takes no others. The CopilotKit endpoint answers its
+ * refusals in CopilotKit's JSON shape ({@code {error, …, code}}) rather than as problems.
  */
 @SpringBootTest(classes = TestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
     "parley.owner.mode=HEADER",
     "test.runtime.offering=true",
     "parley.web.allowed-origins=https://app.example.com",
+    "parley.web.copilotkit.trust-owner-header=true",
     "spring.datasource.url=jdbc:sqlite:target/bad-input-${random.uuid}.db"
 })
 class BadInputChangesNothingHttpTest {
@@ -104,7 +106,10 @@ class BadInputChangesNothingHttpTest {
             HttpSupport.Reply reply = http.send(bad.owner(), bad.method(), bad.path(), bad.contentType(), bad.body(),
                     bad.origin());
             assertThat(reply.status()).as("%s: %s", bad, reply.body()).isEqualTo(bad.status());
-            assertThat(reply.contentType()).as("%s", bad).startsWith("application/problem+json");
+            boolean copilotKit = bad.pattern().startsWith(BASE + "/copilotkit");
+            assertThat(reply.contentType()).as("%s", bad)
+                    .startsWith(copilotKit ? "application/json" : "application/problem+json");
+            assertThat(reply.json().path(copilotKit ? "error" : "title").asText()).as("%s", bad).isNotEmpty();
             assertThat(reply.json().path("code").asText()).as("%s", bad).isNotEmpty();
             assertThat(dump()).as("the tables after %s", bad).isEqualTo(before);
         }
@@ -280,6 +285,43 @@ class BadInputChangesNothingHttpTest {
         agui.bad(ALICE, json, newThread.formatted("x".repeat(100_001), ""), 400);
         agui.bad(ALICE, json, newThread.formatted("hi", ",\"tools\":[{\"name\":\"refund_order\",\"parameters\":{}}]"), 400);
         agui.common();
+
+        String ck = BASE + "/copilotkit";
+        Endpoint run = new Endpoint(cases, "POST", "/copilotkit/agent/{agentId}/run", ck + "/agent/default/run");
+        run.bad(ALICE, json, "{}", 400);
+        run.bad(ALICE, json, "[]", 400);
+        run.bad(ALICE, json, "{\"threadId\":\"" + w.session() + "\"", 400);
+        run.bad(ALICE, json, "{\"threadId\":\"" + w.bobSession() + "\",\"runId\":\"r-bad\",\"messages\":"
+                + "[{\"id\":\"m1\",\"role\":\"user\",\"content\":\"hi\"}]}", 404);
+        run.bad(ALICE, json, newThread.formatted("x".repeat(100_001), ""), 400);
+        run.bad(ALICE, json, newThread.formatted("hi", ",\"tools\":[{\"name\":\"refund_order\",\"parameters\":{}}]"), 400);
+        run.at(ck + "/agent/nope/run").bad(ALICE, json, newThread.formatted("hi", ""), 404);
+        run.common();
+        Endpoint connect = new Endpoint(cases, "POST", "/copilotkit/agent/{agentId}/connect",
+                ck + "/agent/default/connect");
+        connect.bad(ALICE, json, "{}", 400);
+        connect.bad(ALICE, json, "{\"threadId\":\"" + w.waitingSession() + "\"}", 400);
+        connect.at(ck + "/agent/nope/connect").bad(ALICE, json, newThread.formatted("hi", ""), 404);
+        connect.common();
+        Endpoint stop = new Endpoint(cases, "POST", "/copilotkit/agent/{agentId}/stop/{threadId}",
+                ck + "/agent/default/stop/" + w.waitingSession());
+        stop.bad(ALICE, json, "{\"force\":true}", 400);
+        stop.bad(ALICE, json, "{\"runId\":5}", 400);
+        stop.bad(ALICE, json, "[]", 400);
+        stop.at(ck + "/agent/nope/stop/" + w.waitingSession()).bad(ALICE, json, "{}", 404);
+        stop.common();
+        for (String route : List.of("", "/")) {
+            Endpoint envelope = new Endpoint(cases, "POST", "/copilotkit" + route, ck + route);
+            envelope.bad(ALICE, json, "{}", 400);
+            envelope.bad(ALICE, json, "{\"method\":\"transcribe\"}", 400);
+            envelope.bad(ALICE, json, "{\"method\":\"agent/run\",\"params\":{\"agentId\":\"default\"},\"body\":{}}", 400);
+            envelope.bad(ALICE, json, "{\"method\":\"agent/run\",\"params\":{\"agentId\":\"default\"},\"body\":7}", 400);
+            envelope.bad(ALICE, json, "{\"method\":\"agent/stop\",\"params\":{\"agentId\":\"default\",\"threadId\":\""
+                    + w.waitingSession() + "\"},\"body\":{\"force\":true}}", 400);
+            envelope.bad(ALICE, json, "{\"method\":\"agent/stop\",\"params\":{\"agentId\":\"nope\",\"threadId\":\""
+                    + w.waitingSession() + "\"}}", 404);
+            envelope.common();
+        }
 
         // the waiting run's script gives up after 30 s without an answer: the cases aimed at it go first
         cases.sort(Comparator.comparing(c -> !(c.path().contains(w.waitingRun()) || c.path().contains(w.waitingSession()))));

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The example app started twice, as two processes on two ports, against one PostgreSQL: a run started
- * through one instance is followed, after a reconnect, through the other, and stopped through the other.
+ * through one instance is followed, after a reconnect, through the other, and stopped through the other;
+ * likewise through the CopilotKit endpoint, where a page reloaded onto the other instance re-joins the run.
  */
 class TwoInstancesTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -185,6 +186,96 @@ class TwoInstancesTest {
         awaitStatus(second, runId, "SUCCEEDED");
         JsonNode view = ChatJson.shared().readTree(get(second + "/api/chat/sessions/" + session).body());
         assertThat(ChatJson.shared().readTree(ChatJson.shared().write(reducer.messages()))).isEqualTo(view.get("messages"));
+    }
+
+    /** A CopilotKit {@code RunAgentInput} for the thread, with at most one user message. */
+    private static String copilotKitInput(String threadId, String userText) {
+        String messages = userText == null ? "[]"
+                : "[{\"id\":\"u-" + threadId + "\",\"role\":\"user\",\"content\":\"" + userText + "\"}]";
+        return "{\"threadId\":\"" + threadId + "\",\"runId\":\"" + java.util.UUID.randomUUID() + "\",\"messages\":"
+                + messages + ",\"tools\":[],\"context\":[],\"state\":{},\"forwardedProps\":{}}";
+    }
+
+    /** POSTs to the CopilotKit endpoint and reads its AG-UI events until one of {@code stopType} or the end. */
+    private static List<JsonNode> copilotKit(String url, String body, String stopType) throws Exception {
+        HttpResponse<InputStream> response = HTTP.send(HttpRequest.newBuilder(URI.create(url))
+                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(response.statusCode()).isEqualTo(200);
+        List<JsonNode> events = new ArrayList<>();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                if (line.startsWith("data: ")) {
+                    JsonNode event = ChatJson.shared().readTree(line.substring(6));
+                    events.add(event);
+                    if (event.get("type").asText().equals(stopType)) {
+                        break;
+                    }
+                }
+            }
+        }
+        return events;
+    }
+
+    /**
+     * A CopilotKit page runs a turn on one instance and is reloaded, mid-answer, onto the other: its connect
+     * there answers the thread without the answer, then the answer from its first words, live to its end.
+     */
+    @Test
+    void aCopilotKitPageReloadedOntoTheOtherInstanceReJoinsTheRun() throws Exception {
+        String threadId = java.util.UUID.randomUUID().toString();
+        List<JsonNode> started = copilotKit(first + "/api/chat/copilotkit/agent/default/run",
+                copilotKitInput(threadId, "slow please"), "TEXT_MESSAGE_CONTENT");
+        assertThat(started.get(started.size() - 1).get("type").asText()).isEqualTo("TEXT_MESSAGE_CONTENT");
+
+        List<JsonNode> rejoined = copilotKit(second + "/api/chat/copilotkit/agent/default/connect",
+                copilotKitInput(threadId, null), null);
+        assertThat(rejoined.get(0).get("type").asText()).isEqualTo("RUN_STARTED");
+        assertThat(rejoined.get(1).get("messages")).extracting(m -> m.get("role").asText()).containsExactly("user");
+        assertThat(rejoined.get(rejoined.size() - 1).get("type").asText()).isEqualTo("RUN_FINISHED");
+        StringBuilder text = new StringBuilder();
+        rejoined.stream().filter(e -> e.get("type").asText().equals("TEXT_MESSAGE_CONTENT"))
+                .forEach(e -> text.append(e.get("delta").asText()));
+        JsonNode view = ChatJson.shared().readTree(get(second + "/api/chat/sessions/" + threadId).body());
+        JsonNode answer = null;
+        for (JsonNode message : view.get("messages")) {
+            if (message.get("type").asText().equals("assistant")) {
+                answer = message;
+            }
+        }
+        assertThat(answer.get("status").asText()).isEqualTo("COMPLETED");
+        assertThat(text.toString()).as("the answer once, whole").isEqualTo(answer.get("text").asText());
+    }
+
+    /** A CopilotKit page's stop reaches the other instance, and the page's open run stream ends there. */
+    @Test
+    void aCopilotKitStopThroughTheOtherInstanceEndsTheOpenRunStream() throws Exception {
+        String threadId = java.util.UUID.randomUUID().toString();
+        HttpResponse<InputStream> run = HTTP.send(HttpRequest.newBuilder(
+                URI.create(first + "/api/chat/copilotkit/agent/default/run")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(copilotKitInput(threadId, "slow, then stop")))
+                .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofInputStream());
+        List<String> types = new ArrayList<>();
+        try (BufferedReader reader = new BufferedReader(new InputStreamReader(run.body(), StandardCharsets.UTF_8))) {
+            String line;
+            boolean stopped = false;
+            while ((line = reader.readLine()) != null) {
+                if (!line.startsWith("data: ")) {
+                    continue;
+                }
+                types.add(ChatJson.shared().readTree(line.substring(6)).get("type").asText());
+                if (!stopped && types.get(types.size() - 1).equals("TEXT_MESSAGE_CONTENT")) {
+                    stopped = true;
+                    assertThat(post(second + "/api/chat/copilotkit/agent/default/stop/" + threadId, "{}")
+                            .get("stopped").asBoolean()).isTrue();
+                }
+            }
+        }
+        assertThat(types.get(types.size() - 1)).as("the server ended the stream: " + types).isEqualTo("RUN_FINISHED");
+        JsonNode view = ChatJson.shared().readTree(get(second + "/api/chat/sessions/" + threadId).body());
+        assertThat(view.get("messages").toString()).contains("CANCELLED");
     }
 
     @Test

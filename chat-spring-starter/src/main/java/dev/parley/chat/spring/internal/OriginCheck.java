@@ -31,11 +31,20 @@ public final class OriginCheck {
      * @throws ChatException CONFIGURATION for an entry that is not such an origin
      */
     public OriginCheck(Collection<String> allowedOrigins) {
+        this(allowedOrigins, "parley.web.allowed-origins");
+    }
+
+    /**
+     * @param allowedOrigins as above
+     * @param property the property that lists them, for the error
+     * @throws ChatException CONFIGURATION for an entry that is not such an origin (a wildcard is not)
+     */
+    public OriginCheck(Collection<String> allowedOrigins, String property) {
         Set<String> origins = new HashSet<>();
         for (String origin : allowedOrigins) {
             String normalized = normalize(origin.strip());
             if (normalized == null) {
-                throw ChatException.configuration("parley.web.allowed-origins holds '" + origin + "', which is not an"
+                throw ChatException.configuration(property + " holds '" + origin + "', which is not an"
                         + " origin such as https://app.example.com (a scheme, a host, a port, nothing else)");
             }
             origins.add(normalized);
@@ -60,6 +69,17 @@ public final class OriginCheck {
         if (normalized == null || !(normalized.equals(ownOrigin(request)) || allowed.contains(normalized))) {
             throw new CrossOrigin(origin);
         }
+    }
+
+    /** Whether {@code origin}, an {@code Origin} header's value, is one of the allowed origins (not merely the request's own). */
+    public boolean allows(@Nullable String origin) {
+        String normalized = origin == null ? null : normalize(origin.strip());
+        return normalized != null && allowed.contains(normalized);
+    }
+
+    /** Whether any origin besides the request's own is allowed. */
+    public boolean allowsAny() {
+        return !allowed.isEmpty();
     }
 
     private static @Nullable String ownOrigin(HttpServletRequest request) {

@@ -59,10 +59,31 @@ public final class OwnerResolvers {
     private static OwnerResolver header(String name) {
         log.warn("Parley: the owner of a request is taken from the {} header. Anyone can send that header: "
                 + "use this only behind a proxy that sets it, or add Spring Security.", name);
-        return request -> {
+        return new HeaderOwner(name);
+    }
+
+    /**
+     * Whether {@code resolver} is the built-in one of {@code parley.owner.mode=HEADER}, which believes a header
+     * any caller can set. Endpoints that a page on another origin calls directly refuse it unless the host
+     * says a proxy sets the header. A host's own resolver is the host's decision and is never refused.
+     */
+    public static boolean trustsHeader(OwnerResolver resolver) {
+        return resolver instanceof HeaderOwner;
+    }
+
+    /** The owner named by a request header: only safe behind a proxy that sets it. */
+    private static final class HeaderOwner implements OwnerResolver {
+        private final String name;
+
+        HeaderOwner(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public @Nullable String ownerOf(HttpServletRequest request) {
             String value = request.getHeader(name);
             return value == null || value.isBlank() ? null : value.strip();
-        };
+        }
     }
 
     /** Kept apart so that Spring Security's classes are only loaded when present. */

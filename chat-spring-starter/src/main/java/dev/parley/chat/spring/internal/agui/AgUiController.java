@@ -12,7 +12,6 @@ import dev.parley.chat.spring.internal.SseStreams;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +43,7 @@ public class AgUiController extends ParleyEndpoints {
         this.engine = engine;
         this.streams = streams;
         this.bodies = bodies;
-        this.turns = new AgUiTurns(engine, contexts);
+        this.turns = new AgUiTurns(engine, contexts, true);
     }
 
     @PostMapping("${parley.web.agui.path:/agui}")
@@ -72,15 +71,12 @@ public class AgUiController extends ParleyEndpoints {
         }
     }
 
-    private static void writeAll(HttpServletResponse response, String frames) {
+    /** A whole AG-UI answer at once (possibly empty): {@code 200}, an event stream, closed after it. */
+    static void writeAll(HttpServletResponse response, String frames) throws IOException {
         response.setStatus(HttpServletResponse.SC_OK);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding(StandardCharsets.UTF_8.name());
         response.setHeader("Cache-Control", "no-cache");
-        try {
-            response.getOutputStream().write(frames.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        response.getOutputStream().write(frames.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -60,7 +60,8 @@ final class AgUiFrames implements SseFrames {
      * @param planSeq the run's newest seq when the request was planned (0 for a new run)
      * @param stillPending the inputs pending at {@code planSeq} that this request did not answer
      * @param answeredNow the inputs this request answered
-     * @param cancelExpected whether this request cancels the run (a cancelled clarify): its end is a success
+     * @param cancelExpected whether a cancelled run ends as a success for this client: this request cancels it
+     *     (a cancelled clarify), or the client stops runs itself (CopilotKit's stop)
      * @param onClientLeft called once if the client goes away before the last event (AG-UI's stop)
      */
     AgUiFrames(String threadId, String runId, String assistantMessageId, ArrayNode snapshot, ObjectNode state,
@@ -81,6 +82,17 @@ final class AgUiFrames implements SseFrames {
     /** The only frame of a request Parley refuses after reading it: a {@code RUN_ERROR}. */
     static String runError(String code, String message) {
         return frame(event("RUN_ERROR").put("message", message).put("code", code));
+    }
+
+    /**
+     * The whole answer for a thread with no run going on, as a client that re-joins it needs it:
+     * {@code RUN_STARTED}, the {@code MESSAGES_SNAPSHOT} and {@code RUN_FINISHED}.
+     */
+    static String atRest(String threadId, String runId, ArrayNode snapshot) {
+        ObjectNode messages = event("MESSAGES_SNAPSHOT");
+        messages.set("messages", snapshot);
+        return frame(event("RUN_STARTED").put("threadId", threadId).put("runId", runId)) + frame(messages)
+                + frame(event("RUN_FINISHED").put("threadId", threadId).put("runId", runId));
     }
 
     @Override

@@ -41,10 +41,18 @@ final class AgUiTurns {
 
     private final ChatEngine engine;
     private final ClientContexts contexts;
+    private final boolean newMessageStopsRun;
 
-    AgUiTurns(ChatEngine engine, ClientContexts contexts) {
+    /**
+     * @param newMessageStopsRun whether a new user message stops the thread's run that is still working (AG-UI
+     *     clients, whose only stop is dropping the stream); false for clients that stop runs explicitly
+     *     (CopilotKit's {@code /stop}), where the new message follows the engine's double-texting rule. A run
+     *     that waits only for the page's tools is stopped either way: the page chose not to run them.
+     */
+    AgUiTurns(ChatEngine engine, ClientContexts contexts, boolean newMessageStopsRun) {
         this.engine = engine;
         this.contexts = contexts;
+        this.newMessageStopsRun = newMessageStopsRun;
     }
 
     /** The Parley run to stream, and what the frames need to know about it. */
@@ -160,9 +168,9 @@ final class AgUiTurns {
                     + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
         }
         StartRun request = startRequest(ownerId, input, user);
-        stopAbandoned(ownerId, latest);
-        RunTicket ticket = startWhenFree(() -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
-                : engine.editMessage(ownerId, editedId, request));
+        Start start = () -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
+                : engine.editMessage(ownerId, editedId, request);
+        RunTicket ticket = stopAbandoned(ownerId, latest) ? startWhenFree(start) : start.start();
         return stream(ownerId, input, ticket.runId(), Set.of(), false);
     }
 
@@ -199,10 +207,16 @@ final class AgUiTurns {
      * AG-UI clients run one run of a thread at a time and stop one by dropping its stream: a new message
      * while the thread's run is still working means the client let that run go. It is stopped (its partial
      * answer kept), so that the thread is free for the new message even before the server notices the drop;
-     * so is a run that waits only for the page's tools, which the client chose not to run.
+     * so is a run that waits only for the page's tools, which the client chose not to run (the only one
+     * stopped when {@code newMessageStopsRun} is off).
+     *
+     * @return whether a run was stopped (the thread frees itself shortly)
      */
-    private void stopAbandoned(String ownerId, Optional<RunState> latest) {
-        latest.filter(s -> !s.run().status().isTerminal()).ifPresent(s -> engine.cancel(ownerId, s.run().id()));
+    private boolean stopAbandoned(String ownerId, Optional<RunState> latest) {
+        Optional<RunState> abandoned = latest.filter(s -> !s.run().status().isTerminal())
+                .filter(s -> newMessageStopsRun || waiting(latest));
+        abandoned.ifPresent(s -> engine.cancel(ownerId, s.run().id()));
+        return abandoned.isPresent();
     }
 
     private interface Start {
@@ -334,6 +348,16 @@ final class AgUiTurns {
     }
 
     // ------------------------------------------------------------------ streaming
+
+    /**
+     * The plan that re-joins the run {@code runId} of the input's thread: the snapshot without the run's
+     * output, then its events from its first (a client that reconnects, or CopilotKit's {@code connect}).
+     *
+     * @throws ChatException NOT_FOUND for another owner's run
+     */
+    Plan rejoin(String ownerId, AgUiInput input, String runId) {
+        return stream(ownerId, input, runId, Set.of(), false);
+    }
 
     private Plan stream(String ownerId, AgUiInput input, String runId, Set<String> answered, boolean cancel) {
         RunState state = engine.state(ownerId, runId);
