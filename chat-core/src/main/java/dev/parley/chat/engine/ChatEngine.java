@@ -35,6 +35,7 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
+import dev.parley.chat.store.BranchMovedException;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
@@ -398,12 +399,19 @@ public final class ChatEngine implements AutoCloseable {
             throw ChatException.invalidInput("a branch is chosen by a user or assistant message");
         }
         String threadId = message.threadId();
+        String leafBefore = ownedThread(ownerId, threadId).activeLeafId();
         if (runs.isThreadBusy(threadId) || !store.findThreadRuns(threadId, LIVE).isEmpty()) {
             throw ChatException.conflict("the thread has an active run; switch branches once it has ended");
         }
         String leaf = store.findNewestDescendant(threadId, messageId)
                 .orElseThrow(() -> ChatException.notFound("message", messageId));
-        store.write(StoreBatch.builder().touch(new ThreadTouch(threadId, null, null, null, leaf, null)).build());
+        try {
+            store.write(StoreBatch.builder().touch(new ThreadTouch(threadId, null, null, null, leaf, null))
+                    .expectActiveLeaf(threadId, leafBefore).build());
+        } catch (BranchMovedException e) {
+            throw ChatException.conflict("the thread's active branch moved (a message was sent meanwhile); "
+                    + "switch branches once its run has ended");
+        }
         return getThread(ownerId, threadId);
     }
 

@@ -20,6 +20,8 @@ import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.InterceptedStore;
+import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.io.ByteArrayOutputStream;
@@ -417,6 +419,45 @@ class ConversationsTest extends EngineTestSupport {
      * parent is decided when the run is stored, so the first message does not drop off the branch (and out of
      * the history the runtime gets).
      */
+    /**
+     * A branch switch races a message sent meanwhile: the switch checked the thread was idle, the message's
+     * run started, then the switch wrote its branch and left the new message (and its live run) off the active
+     * branch. The switch now expects the branch it read, and answers CONFLICT when a message moved it.
+     */
+    @Test
+    void aBranchSwitchRacingASendNeverLeavesTheNewMessageOffTheActiveBranch() {
+        java.util.concurrent.atomic.AtomicReference<Runnable> meanwhile = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<String> switchedTo = new java.util.concurrent.atomic.AtomicReference<>("");
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("write") && ((StoreBatch) args[0]).threadTouches().stream()
+                    .anyMatch(touch -> switchedTo.get().equals(touch.activeLeafId()))) {
+                Runnable send = meanwhile.getAndSet(null);
+                if (send != null) {
+                    send.run();
+                }
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        send(engine, threadId, "plan a trip");
+        RunTicket second = send(engine, threadId, "to Lisbon");
+        RunTicket edited = engine.editMessage(ALICE, second.userMessageId(), StartRun.of("to Porto"));
+        awaitRun(engine, edited.runId(), RunStatus.SUCCEEDED);
+
+        List<RunTicket> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        switchedTo.set(second.assistantMessageId());
+        meanwhile.set(() -> sent.add(engine.startRun(ALICE, threadId, StartRun.of("and then?"))));
+        assertCode(ErrorCode.CONFLICT, () -> engine.switchBranch(ALICE, second.userMessageId()));
+
+        RunTicket then = sent.get(0);
+        awaitRun(engine, then.runId(), RunStatus.SUCCEEDED);
+        assertThat(topLevelIds(engine.getThread(ALICE, threadId))).as("the new message stays on the active branch")
+                .endsWith(edited.userMessageId(), edited.assistantMessageId(), then.userMessageId(),
+                        then.assistantMessageId());
+    }
+
     @Test
     void twoMessagesSentAtOnceFollowOneAnotherOnTheBranch() throws Exception {
         java.util.concurrent.CyclicBarrier bothRead = new java.util.concurrent.CyclicBarrier(2);
