@@ -7,6 +7,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.EventCollector;
 import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
@@ -323,5 +324,27 @@ class EventPathTest extends EngineTestSupport {
                 EngineLimits.defaults().withSubscriberLagLimit(1_000_000));
 
         assertThat(reads).as("store reads while catching up").isPositive();
+    }
+
+    /**
+     * A caller reads the run's state as the run ends and subscribes after the last seq it shows: the end. It
+     * completes at once, also when the run is still leaving memory (no event would wake it again; this loop
+     * reaches that window only now and then).
+     */
+    @Test
+    void aSubscriberThatStartsAtTheEndCompletesAtOnce() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("done")));
+        for (int attempt = 0; attempt < 40; attempt++) {
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("go " + attempt));
+            RunState ended;
+            do {
+                ended = engine.state(ALICE, ticket.runId());
+            } while (!ended.run().status().isTerminal());
+            EventCollector after = EventCollector.unbounded()
+                    .subscribeTo(engine.subscribe(ALICE, ticket.runId(), ended.lastSeq())).awaitDone(5);
+            assertThat(after.completed()).as("attempt " + attempt).isTrue();
+            assertThat(after.events()).isEmpty();
+        }
     }
 }

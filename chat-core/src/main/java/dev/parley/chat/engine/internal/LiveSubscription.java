@@ -284,6 +284,10 @@ final class LiveSubscription implements Flow.Subscription {
         if (target != null) {
             List<RunEvent> live = target.readAfter(cursor, max);
             if (live != null) {
+                if (live.isEmpty() && target.isOverFor(cursor)) {
+                    // subscribed after the end, while the run was still leaving memory: no signal would come
+                    return Fetch.FINISHED;
+                }
                 return live.isEmpty() ? Fetch.WAIT : new Fetch(live, false, false);
             }
             List<RunEvent> stored = ctx.store.readEvents(runId, cursor, Math.min(max, ctx.limits.replayPageSize()));

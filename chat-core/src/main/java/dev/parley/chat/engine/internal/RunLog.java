@@ -35,6 +35,8 @@ final class RunLog {
     private final int trimSlack;
     private final Set<LiveSubscription> subscribers = ConcurrentHashMap.newKeySet();
     private volatile boolean abandoned;
+    /** The seq of the run's terminal event once logged, else 0. Guarded by this. */
+    private long endSeq;
 
     private RunEvent[] ring;
     private int head;
@@ -67,6 +69,9 @@ final class RunLog {
     }
 
     synchronized void add(RunEvent event) {
+        if (event.event().isTerminal()) {
+            endSeq = event.seq();
+        }
         if (size == ring.length) {
             if (size >= capacity) {
                 trim(capacity - trimSlack);
@@ -157,6 +162,14 @@ final class RunLog {
             events.add(event);
         }
         return events;
+    }
+
+    /**
+     * True if a reader at {@code cursor} has nothing more to read: the run's end is visible and the cursor is at
+     * or past it (a subscriber that started after the end, e.g. from a state read as the run ended).
+     */
+    synchronized boolean isOverFor(long cursor) {
+        return endSeq > 0 && visibleSeq >= endSeq && cursor >= endSeq;
     }
 
     synchronized long evictedUpTo() {
