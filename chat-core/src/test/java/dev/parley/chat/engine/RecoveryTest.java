@@ -188,6 +188,69 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     /**
+     * A queued run a closing engine leaves for the next one (its launch was handed to a worker just before the
+     * close) never starts here too: two engines would play one run, and the second start found the runtime
+     * had it already (the simulation found the run ended twice).
+     */
+    @Test
+    void aQueuedRunWhoseLaunchWasUnderWayWhenTheEngineClosedStartsOnlyOnTheNextEngine() throws Exception {
+        List<Runnable> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean holding = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.ExecutorService real = java.util.concurrent.Executors.newCachedThreadPool();
+        java.util.concurrent.ExecutorService work = new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable task) {
+                if (holding.get()) {
+                    held.add(task);
+                } else {
+                    real.execute(task);
+                }
+            }
+
+            @Override
+            public void shutdown() {
+                real.shutdown();
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return real.shutdownNow();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return real.isShutdown();
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return real.isTerminated();
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit) throws InterruptedException {
+                return real.awaitTermination(timeout, unit);
+            }
+        };
+        Run queued = leftBehind("r-q", RunStatus.QUEUED, 0, 0);
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("once"));
+        holding.set(true);
+        ChatEngine first = engine(runtime, b -> b.executor(work));
+        await(() -> held.size(), size -> size > 0, "the recovered run's launch to be handed to a worker");
+
+        first.close();
+        held.forEach(Runnable::run);
+        assertThat(runtime.requests()).as("the closed engine did not start it").isEmpty();
+        assertThat(store.findRun(queued.id()).orElseThrow().status()).isEqualTo(RunStatus.QUEUED);
+
+        ChatEngine next = engine(runtime);
+        awaitRun(next, queued.id(), RunStatus.SUCCEEDED);
+        assertThat(runtime.requests()).hasSize(1);
+        assertThat(store.readEvents(queued.id(), 0, 100)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        real.shutdownNow();
+    }
+
+    /**
      * A working run whose stream never said where it stands cannot be left for the next engine: closing
      * stops it in the runtime (what the runtime then reports is not logged) and ends it INTERRUPTED. A run
      * waiting for an answer is left.

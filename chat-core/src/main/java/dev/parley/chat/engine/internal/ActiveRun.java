@@ -232,10 +232,16 @@ public final class ActiveRun {
     /** Starts the run: announces it, then subscribes to the runtime. Runs on a worker thread. */
     void launch() {
         guarded(() -> {
-            synchronized (this) {
-                run = run.started(ctx.now());
-                writes.runChanged();
-                published = run;
+            boolean started = host.startUnlessClosing(() -> {
+                synchronized (this) {
+                    run = run.started(ctx.now());
+                    writes.runChanged();
+                    published = run;
+                }
+            });
+            if (!started) {
+                log.info("Run {}: the engine closed before it started; it stays queued for the next one", runId);
+                return;
             }
             announce();
             ctx.listener.runStarted(snapshot());

@@ -7,4 +7,10 @@ interface RunHost {
 
     /** The store says another host instance holds the run's lease now: let the run go. */
     void leaseLost(ActiveRun run);
+
+    /**
+     * Runs {@code markStarted} unless the engine is closing, atomically with the close's decision, so that a
+     * run a closing engine leaves queued (for the next engine) never starts here too. False if closing.
+     */
+    boolean startUnlessClosing(Runnable markStarted);
 }

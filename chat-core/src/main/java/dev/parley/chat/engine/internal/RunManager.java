@@ -332,6 +332,17 @@ public final class RunManager implements RunHost {
         cluster.letGo(run.runId(), "another instance holds its lease");
     }
 
+    @Override
+    public boolean startUnlessClosing(Runnable markStarted) {
+        synchronized (ctx.lanes) {
+            if (closing) {
+                return false;
+            }
+            markStarted.run();
+            return true;
+        }
+    }
+
     boolean isClosing() {
         synchronized (ctx.lanes) {
             return closing;
