@@ -154,6 +154,46 @@ class FailurePathTest extends EngineTestSupport {
         awaitRun(engine, startWhenFree(engine, healthyThread, "after").runId(), RunStatus.SUCCEEDED);
     }
 
+    /**
+     * A run's end in a part the store kept refusing whole, then written row by row: the run's record, which
+     * says it ended, was stored before its end event, so for a moment the store said the run had ended
+     * while its log lacked the end (a subscriber reading the store completes then without it, and a
+     * compaction takes the run and makes up an end). The record of a run that ends is now written after the
+     * part's events, as a batch of the writer stores it.
+     */
+    @Test
+    void aPartWrittenRowByRowStoresTheRunsEndBeforeTheRecordThatSaysItEnded() {
+        List<String> endedAheadOfTheirEnd = new java.util.concurrent.CopyOnWriteArrayList<>();
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("write")) {
+                StoreBatch batch = (StoreBatch) args[0];
+                boolean ends = batch.runs().stream().anyMatch(run -> run.status().isTerminal());
+                if (ends && !batch.events().isEmpty()) {
+                    throw injected("a part the store keeps refusing whole");
+                }
+                for (Run run : batch.runs()) {
+                    if (run.status().isTerminal()
+                            && eventsOf(memory, run.id()).stream().noneMatch(e -> e.event().isTerminal())) {
+                        endedAheadOfTheirEnd.add(run.id());
+                    }
+                }
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.manyDeltas(5)));
+        RunTicket ticket = engine.startRun(ALICE, engine.createThread(ALICE, NewThread.empty()).id(),
+                StartRun.of("go"));
+
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        await(() -> memory.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.SUCCEEDED,
+                "the run stored as it ended");
+        List<RunEvent> stored = eventsOf(memory, ticket.runId());
+        assertThat(stored).filteredOn(e -> e.event() instanceof AgentStreamEvent.StatusUpdate).as("rows left out")
+                .isEmpty();
+        assertThat(stored.get(stored.size() - 1).event()).isInstanceOf(AgentStreamEvent.RunFinished.class);
+        assertThat(endedAheadOfTheirEnd).as("runs stored as ended before their end event").isEmpty();
+    }
+
     @Test
     void rowsRefusedJustBeforeTheStoreCameBackAreWrittenNotLeftOut() throws Exception {
         AtomicBoolean down = new AtomicBoolean();
