@@ -76,8 +76,9 @@ public interface ChatStore extends AutoCloseable {
 
     /**
      * Stores a batch atomically: threads touched, runs and messages inserted or replaced, leases set, events
-     * appended (an event whose {@code (runId, seq)} exists is left as it is), pending inputs inserted (an
-     * existing {@code (runId, inputId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
+     * appended (an event whose {@code (runId, seq)} exists is left as it is, and so is every event of a run
+     * whose log is {@linkplain #compactRunEvents compacted}), pending inputs inserted (an existing
+     * {@code (runId, inputId)} is left as it is). Runs leaving RUNNING or WAITING_FOR_INPUT are
      * stored before runs entering them, whatever their order in the batch.
      *
      * <p>An ended run waits for no input: a batch that stores a run's terminal status also cancels that run's
@@ -229,6 +230,10 @@ public interface ChatStore extends AutoCloseable {
     /**
      * Replaces a run's whole event log with {@code kept} (its start, a snapshot of its final messages, a
      * note saying so, its end), atomically, and marks the run compacted; the run's messages stay as they are.
+     *
+     * <p>A compacted log is final: a later {@link #write} leaves out the run's events. Only a write made
+     * again after its answer was lost (it had taken effect before the run was compacted) brings any, and
+     * they would put back, between the note and the end, events the compaction removed.
      */
     void compactRunEvents(String runId, List<RunEvent> kept, Instant at);
 

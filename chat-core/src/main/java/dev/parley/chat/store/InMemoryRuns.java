@@ -91,8 +91,14 @@ final class InMemoryRuns {
         return result;
     }
 
-    /** Adds an event at its seq's place in its run's log; an event whose seq is stored is ignored. */
+    /**
+     * Adds an event at its seq's place in its run's log; an event whose seq is stored is ignored, and so is
+     * an event of a compacted log (see {@link ChatStore#compactRunEvents}).
+     */
     void append(RunEvent event) {
+        if (compactedRuns.contains(event.runId())) {
+            return;
+        }
         List<RunEvent> events = eventsByRun.computeIfAbsent(event.runId(), k -> new ArrayList<>());
         int at = indexAfter(events, event.seq() - 1);
         if (at == events.size() || events.get(at).seq() != event.seq()) {

@@ -20,6 +20,7 @@ import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -33,6 +34,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +152,46 @@ class FailurePathTest extends EngineTestSupport {
 
         awaitRun(engine, startWhenFree(engine, poisonedThread, "after").runId(), RunStatus.SUCCEEDED);
         awaitRun(engine, startWhenFree(engine, healthyThread, "after").runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * A run's end in a part the store kept refusing whole, then written row by row: the run's record, which
+     * says it ended, was stored before its end event, so for a moment the store said the run had ended
+     * while its log lacked the end (a subscriber reading the store completes then without it, and a
+     * compaction takes the run and makes up an end). The record of a run that ends is now written after the
+     * part's events, as a batch of the writer stores it.
+     */
+    @Test
+    void aPartWrittenRowByRowStoresTheRunsEndBeforeTheRecordThatSaysItEnded() {
+        List<String> endedAheadOfTheirEnd = new java.util.concurrent.CopyOnWriteArrayList<>();
+        store = InterceptedStore.of(memory, (method, args, proceed) -> {
+            if (method.equals("write")) {
+                StoreBatch batch = (StoreBatch) args[0];
+                boolean ends = batch.runs().stream().anyMatch(run -> run.status().isTerminal());
+                if (ends && !batch.events().isEmpty()) {
+                    throw injected("a part the store keeps refusing whole");
+                }
+                for (Run run : batch.runs()) {
+                    if (run.status().isTerminal()
+                            && eventsOf(memory, run.id()).stream().noneMatch(e -> e.event().isTerminal())) {
+                        endedAheadOfTheirEnd.add(run.id());
+                    }
+                }
+            }
+            return proceed.call();
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.manyDeltas(5)));
+        RunTicket ticket = engine.startRun(ALICE, engine.createThread(ALICE, NewThread.empty()).id(),
+                StartRun.of("go"));
+
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        await(() -> memory.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.SUCCEEDED,
+                "the run stored as it ended");
+        List<RunEvent> stored = eventsOf(memory, ticket.runId());
+        assertThat(stored).filteredOn(e -> e.event() instanceof AgentStreamEvent.StatusUpdate).as("rows left out")
+                .isEmpty();
+        assertThat(stored.get(stored.size() - 1).event()).isInstanceOf(AgentStreamEvent.RunFinished.class);
+        assertThat(endedAheadOfTheirEnd).as("runs stored as ended before their end event").isEmpty();
     }
 
     @Test
@@ -486,5 +528,50 @@ class FailurePathTest extends EngineTestSupport {
         assertThat(runtime.answers()).hasSize(1);
         assertThat(engine.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.REPLAYED);
         assertThat(runtime.answers()).hasSize(1);
+    }
+
+    /**
+     * Found by the simulation: the write that stored a run's end took effect although the call failed (its
+     * answer was lost), and before the batch writer wrote that part again, a compaction took the run (its
+     * stored record had ended) and cut its log down to four events. The retry then put the part's events back
+     * between the compaction's note and the run's end: a log that said it was compacted and held the run's
+     * last events, and not its first ones. A compacted log takes no events any more.
+     */
+    @Test
+    void anEndStoredDespiteAFailedWriteIsNotWrittenBackIntoTheLogACompactionCutMeanwhile() throws Exception {
+        ChatStore real = store;
+        AtomicReference<StoreBatch> lostAnswer = new AtomicReference<>();
+        CountDownLatch endStored = new CountDownLatch(1);
+        CountDownLatch compacted = new CountDownLatch(1);
+        CountDownLatch writtenAgain = new CountDownLatch(1);
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("write")) {
+                StoreBatch batch = (StoreBatch) args[0];
+                if (batch == lostAnswer.get()) {
+                    writtenAgain.countDown();
+                } else if (batch.runs().stream().anyMatch(run -> run.status().isTerminal())
+                        && lostAnswer.compareAndSet(null, batch)) {
+                    endStored.countDown();
+                    compacted.await(10, TimeUnit.SECONDS);
+                    throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+                }
+            }
+            return result;
+        });
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.manyDeltas(20)));
+        RunTicket ticket = engine.startRun(ALICE, engine.createThread(ALICE, NewThread.empty()).id(),
+                StartRun.of("long"));
+
+        assertThat(endStored.await(10, TimeUnit.SECONDS)).as("the run's end stored").isTrue();
+        Thread.sleep(5);
+        assertThat(engine.compactEventLogs(Duration.ofMillis(1))).isEqualTo(1);
+        List<RunEvent> compactedLog = eventsOf(real, ticket.runId());
+        assertThat(compactedLog).hasSize(4);
+        compacted.countDown();
+
+        assertThat(writtenAgain.await(10, TimeUnit.SECONDS)).as("the part written again").isTrue();
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(eventsOf(real, ticket.runId())).containsExactlyElementsOf(compactedLog);
     }
 }

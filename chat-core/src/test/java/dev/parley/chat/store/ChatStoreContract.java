@@ -938,6 +938,30 @@ public abstract class ChatStoreContract {
         assertThat(store.findRunsToCompact(at(25), 10)).extracting(Run::id).containsExactly("r2");
     }
 
+    /**
+     * A write that took effect before the compaction and is made again after it (its answer was lost) must
+     * not put back the events the compaction removed: the log would say it was compacted and hold the run's
+     * last events, and not its first ones.
+     */
+    @Test
+    void aCompactedLogTakesNoMoreEvents() {
+        store.createThread(thread("t", "alice", T0));
+        Run ended = run("r", "t", RunStatus.RUNNING).finished(RunStatus.SUCCEEDED, at(10), null, null, null);
+        StoreBatch end = StoreBatch.builder().run(ended)
+                .events(List.of(event("r", 3), event("r", 4), event("r", 5))).build();
+        store.write(StoreBatch.builder().run(run("r", "t", RunStatus.RUNNING))
+                .events(List.of(event("r", 1), event("r", 2))).build());
+        store.write(end);
+        List<RunEvent> kept = List.of(event("r", 1), event("r", 2), event("r", 5));
+        store.compactRunEvents("r", kept, at(30));
+
+        store.write(end);
+        store.write(StoreBatch.builder().events(List.of(event("r", 6))).build());
+        assertThat(store.readEvents("r", 0, 100)).containsExactlyElementsOf(kept);
+        assertThat(store.lastSeq("r")).isEqualTo(5);
+        assertThat(store.findRun("r")).contains(ended);
+    }
+
     @Test
     void feedbackIsListedForManyMessages() {
         store.createThread(thread("t", "alice", T0));

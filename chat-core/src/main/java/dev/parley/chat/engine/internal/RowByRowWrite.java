@@ -134,14 +134,24 @@ final class RowByRowWrite {
         }
     }
 
-    /** The batch cut into batches of one row each, in the order a write stores them; resume points apart. */
+    /**
+     * The batch cut into batches of one row each, in the order a write stores them, but for the record of a
+     * run that ends: it comes after the part's messages, events and inputs, as in the batches the writer
+     * makes (a run's record is never ahead of what is stored with or before it). Written first, it said the
+     * run had ended while its end event was not stored yet: a subscriber reading the store would complete
+     * without the end, a compaction would take the run, and the part's inputs, stored after it, would stay
+     * pending on an ended run. Resume points apart.
+     */
     private static List<StoreBatch> rows(StoreBatch batch) {
         List<StoreBatch> rows = new ArrayList<>();
         batch.threadTouches().forEach(touch -> rows.add(row(batch).touch(touch).build()));
-        batch.runs().forEach(run -> rows.add(row(batch).run(run).build()));
+        batch.runs().stream().filter(run -> !run.status().isTerminal())
+                .forEach(run -> rows.add(row(batch).run(run).build()));
         batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
         batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
         batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
+        batch.runs().stream().filter(run -> run.status().isTerminal())
+                .forEach(run -> rows.add(row(batch).run(run).build()));
         batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
         batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
         return rows;

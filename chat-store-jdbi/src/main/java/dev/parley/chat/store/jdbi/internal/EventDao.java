@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 @RegisterRowMapper(EventDao.Stored.Mapper.class)
 @RegisterRowMapper(EventDao.Span.Mapper.class)
-@RegisterRowMapper(EventDao.RunLastSeq.Mapper.class)
+@RegisterRowMapper(EventDao.RunLogEnd.Mapper.class)
 @RegisterRowMapper(EventDao.ResumePointMapper.class)
 public interface EventDao {
     /**
@@ -112,8 +112,11 @@ public interface EventDao {
     @SqlQuery(LAST_SEQ)
     Optional<Long> lastSeq(String runId);
 
-    /** The newest stored seq of each of these runs that has events, in one statement. */
-    Map<String, Long> lastSeqs(List<String> runIds);
+    /**
+     * Where the log of each of these runs stands — its newest stored seq, and whether it was compacted — in
+     * one statement; a run that has neither events nor a compacted log is left out.
+     */
+    Map<String, LogEnd> logEnds(List<String> runIds);
 
     /** Raises a run's seq reservation to {@code upTo}; 0 if it was as high already. */
     @SqlUpdate(RESERVE_SEQ)
@@ -145,20 +148,24 @@ public interface EventDao {
         String INSERT_EVENT = "INSERT INTO parley_run_events (run_id, seq, first_seq, created_at, type, payload) "
                 + "VALUES (:runId, :seq, :firstSeq, :createdAt, :type, :payload) ON CONFLICT (run_id, seq) DO NOTHING";
 
-        /** Each run's last seq, a probe of the key each; the run ids come as one JSON array. */
-        String LAST_SEQS = "SELECT r.value AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.value "
-                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq FROM json_each(:runIds) r";
+        /**
+         * Each run's last seq and whether its log is compacted, a probe of each key; the run ids come as one
+         * JSON array.
+         */
+        String LOG_ENDS = "SELECT r.value AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.value "
+                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq, (SELECT p.events_compacted_at FROM parley_runs p "
+                + "WHERE p.id = r.value) AS compacted_at FROM json_each(:runIds) r";
 
         @Override
         @SqlBatch(INSERT_EVENT)
         void insert(@BindRow(Columns.class) List<EventRows.Row> rows);
 
-        @SqlQuery(LAST_SEQS)
-        List<RunLastSeq> lastSeqRows(String runIds);
+        @SqlQuery(LOG_ENDS)
+        List<RunLogEnd> logEndRows(String runIds);
 
         @Override
-        default Map<String, Long> lastSeqs(List<String> runIds) {
-            return RunLastSeq.map(lastSeqRows(Rows.json(runIds)));
+        default Map<String, LogEnd> logEnds(List<String> runIds) {
+            return RunLogEnd.map(logEndRows(Rows.json(runIds)));
         }
     }
 
@@ -173,9 +180,10 @@ public interface EventDao {
                 + "CAST(:createdAts AS bigint[]), CAST(:types AS text[]), CAST(:payloads AS text[])) "
                 + "ON CONFLICT (run_id, seq) DO NOTHING";
 
-        /** Each run's last seq, a probe of the key each. */
-        String LAST_SEQS = "SELECT r.id AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.id "
-                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq FROM unnest(CAST(:runIds AS text[])) AS r(id)";
+        /** Each run's last seq and whether its log is compacted, a probe of each key. */
+        String LOG_ENDS = "SELECT r.id AS run_id, (SELECT e.seq FROM parley_run_events e WHERE e.run_id = r.id "
+                + "ORDER BY e.seq DESC LIMIT 1) AS last_seq, (SELECT p.events_compacted_at FROM parley_runs p "
+                + "WHERE p.id = r.id) AS compacted_at FROM unnest(CAST(:runIds AS text[])) AS r(id)";
 
         /** Rows per array insert: bounds one statement's size when the writer catches up a long backlog. */
         int ROWS_PER_STATEMENT = 4096;
@@ -184,8 +192,8 @@ public interface EventDao {
         void insertArrays(String[] runIds, Long[] seqs, Long[] firstSeqs, Long[] createdAts, String[] types,
                 String[] payloads);
 
-        @SqlQuery(LAST_SEQS)
-        List<RunLastSeq> lastSeqRows(String[] runIds);
+        @SqlQuery(LOG_ENDS)
+        List<RunLogEnd> logEndRows(String[] runIds);
 
         /**
          * The arrays bypass the store's text argument, so their plain-text elements are made storable here
@@ -216,12 +224,12 @@ public interface EventDao {
         }
 
         @Override
-        default Map<String, Long> lastSeqs(List<String> runIds) {
+        default Map<String, LogEnd> logEnds(List<String> runIds) {
             String[] ids = new String[runIds.size()];
             for (int i = 0; i < ids.length; i++) {
                 ids[i] = Dialect.POSTGRESQL.storableText(runIds.get(i));
             }
-            return RunLastSeq.map(lastSeqRows(ids));
+            return RunLogEnd.map(logEndRows(ids));
         }
     }
 
@@ -283,22 +291,33 @@ public interface EventDao {
         }
     }
 
-    /** A run and its last stored seq (null if it has no events). */
-    record RunLastSeq(String runId, @Nullable Long lastSeq) {
-        static Map<String, Long> map(List<RunLastSeq> rows) {
-            Map<String, Long> last = new HashMap<>();
-            for (RunLastSeq row : rows) {
-                if (row.lastSeq() != null) {
-                    last.put(row.runId(), row.lastSeq());
+    /**
+     * Where a run's log stands.
+     *
+     * @param lastSeq its newest stored seq, 0 if it has no events
+     * @param compacted its log was compacted: it takes no more events
+     */
+    record LogEnd(long lastSeq, boolean compacted) {
+    }
+
+    /** A row of {@link #logEnds}. */
+    record RunLogEnd(String runId, @Nullable Long lastSeq, @Nullable Long compactedAt) {
+        static Map<String, LogEnd> map(List<RunLogEnd> rows) {
+            Map<String, LogEnd> ends = new HashMap<>();
+            for (RunLogEnd row : rows) {
+                if (row.lastSeq() != null || row.compactedAt() != null) {
+                    ends.put(row.runId(), new LogEnd(row.lastSeq() == null ? 0 : row.lastSeq(),
+                            row.compactedAt() != null));
                 }
             }
-            return last;
+            return ends;
         }
 
-        public static final class Mapper implements RowMapper<RunLastSeq> {
+        public static final class Mapper implements RowMapper<RunLogEnd> {
             @Override
-            public RunLastSeq map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new RunLastSeq(rs.getString("run_id"), Rows.nullableLong(rs, "last_seq"));
+            public RunLogEnd map(ResultSet rs, StatementContext ctx) throws SQLException {
+                return new RunLogEnd(rs.getString("run_id"), Rows.nullableLong(rs, "last_seq"),
+                        Rows.nullableLong(rs, "compacted_at"));
             }
         }
     }

@@ -144,16 +144,22 @@ public final class EventRows {
 
         /**
          * The rows to insert now, read against the log in the current transaction: an event whose seq a
-         * stored row holds (alone or in a span) is left out, so no row ever overlaps another. One statement
-         * for all runs finds their last stored seq; only a run whose events do not all come after it has
-         * its stored spans read. This relies on the run's writes being serialised (the store's single writer
-         * on SQLite, the fence's row lock on PostgreSQL; the engine has one batch writer).
+         * stored row holds (alone or in a span) is left out, so no row ever overlaps another, and so is every
+         * event of a compacted log (it is final: see {@code ChatStore#compactRunEvents}). One statement for
+         * all runs finds their last stored seq and whether their log is compacted; only a run whose events do
+         * not all come after it has its stored spans read. This relies on the run's writes being serialised
+         * (the store's single writer on SQLite, the fence's row lock on PostgreSQL; the engine has one batch
+         * writer).
          */
         public List<Row> rows(EventDao dao) {
-            Map<String, Long> last = dao.lastSeqs(new ArrayList<>(runs.keySet()));
+            Map<String, EventDao.LogEnd> ends = dao.logEnds(new ArrayList<>(runs.keySet()));
             List<Row> rows = new ArrayList<>();
             for (RunPart part : runs.values()) {
-                Long stored = last.get(part.runId);
+                EventDao.LogEnd end = ends.get(part.runId);
+                if (end != null && end.compacted()) {
+                    continue;
+                }
+                Long stored = end == null || end.lastSeq() == 0 ? null : end.lastSeq();
                 if (stored == null || stored < part.minSeq) {
                     rows.addAll(part.rows);
                 } else {
