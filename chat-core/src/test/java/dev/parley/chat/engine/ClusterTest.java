@@ -506,6 +506,48 @@ class ClusterTest extends EngineTestSupport {
     }
 
     /**
+     * Found by the long simulation: a start whose write took effect although the call failed (its answer was
+     * lost) is ended FAILED by its instance, but while the store could not yet say whether the run was stored,
+     * the run was nobody's: its lease was not renewed, the other instance took it over as a queued run and
+     * ran it, and the run ended twice. The instance holds the run (renewing its lease) until it has ended it.
+     */
+    @Test
+    void aStartStoredDespiteAFailedWriteIsNotTakenOverWhileItsInstanceEndsIt() throws Exception {
+        AtomicBoolean loseTheAnswer = new AtomicBoolean();
+        FailingStore storeOfA = new FailingStore(InterceptedStore.of(store, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("write") && ((dev.parley.chat.store.StoreBatch) args[0]).runs().stream()
+                    .anyMatch(run -> run.status() == RunStatus.QUEUED) && loseTheAnswer.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+            }
+            return result;
+        }));
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store(),
+                EngineLimits.defaults(), DoubleTexting.ENQUEUE);
+        ScriptedRuntime runtimeB = ScriptedRuntime.playing(Scripts.instant("ran on b"));
+        instance("b", runtimeB, store);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = a.startRun(ALICE, thread, StartRun.of("first"));
+        awaitRunVia(a, first.runId(), RunStatus.RUNNING);
+
+        loseTheAnswer.set(true);
+        storeOfA.fail("findRun");
+        assertCode(ErrorCode.STORE_FAILURE, () -> a.startRun(ALICE, thread, StartRun.of("second")));
+        Run second = store.findThreadRuns(thread, java.util.EnumSet.allOf(RunStatus.class)).stream()
+                .filter(run -> !run.id().equals(first.runId())).findFirst().orElseThrow();
+        Thread.sleep(2_000);
+        storeOfA.heal("findRun");
+
+        await(() -> store.findRun(second.id()).orElseThrow().status(), RunStatus::isTerminal, "the stored start to end");
+        Thread.sleep(500);
+        assertThat(runtimeB.requests()).as("the other instance never ran it").isEmpty();
+        assertThat(store.findRun(second.id()).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+        assertThat(store.readEvents(second.id(), 0, 1_000)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        assertThat(store.findRun(first.runId()).orElseThrow().status()).as("the first run goes on")
+                .isEqualTo(RunStatus.RUNNING);
+    }
+
+    /**
      * An answer reaches the runtime at most once, whatever the timing across instances: here the holder
      * delivers it after the asking instance gave up waiting and took it back, and the person sends it again.
      * The holder refuses an input it already delivered, and its late success marks the input answered again.

@@ -197,6 +197,7 @@ public final class RunManager implements RunHost {
                 if (e.code() == ErrorCode.CONFLICT) {
                     throw busyThread(strategy);
                 }
+                ctx.activeRuns.put(run.id(), created);
                 endIfStoredAnyway(created, e);
                 throw e;
             }
@@ -218,10 +219,16 @@ public final class RunManager implements RunHost {
     /**
      * A start whose store write failed may have been stored all the same (the commit happened, its answer was
      * lost): the caller is told the start failed, so a run stored anyway must not hold the thread — it ends
-     * FAILED at once. When the store cannot say, it is asked again shortly.
+     * FAILED at once. When the store cannot say, it is asked again shortly. Until then the run is held here
+     * (among the active runs, so its lease is renewed and no other instance takes it over and runs it); a run
+     * that was not stored leaves them, and one another instance holds after all (this one's renewals lapsed)
+     * was let go by the renewal.
      */
     private void endIfStoredAnyway(ActiveRun created, ChatException failure) {
         String runId = created.runId();
+        if (created.isAbandoned() || created.hasEnded()) {
+            return;
+        }
         Optional<Run> stored;
         try {
             stored = ctx.store.findRun(runId);
@@ -229,11 +236,13 @@ public final class RunManager implements RunHost {
             ctx.timers.schedule(() -> endIfStoredAnyway(created, failure), 1, java.util.concurrent.TimeUnit.SECONDS);
             return;
         }
-        if (stored.isPresent() && !stored.get().status().isTerminal() && !created.hasEnded()) {
-            log.warn("Run {}: its start failed ({}), but the store holds it; ending it", runId, failure.getMessage());
-            created.end(new dev.parley.chat.event.AgentStreamEvent.RunFailed(ErrorCode.STORE_FAILURE.name(),
-                    "the store failed while the run was starting; it did not start"));
+        if (stored.isEmpty() || stored.get().status().isTerminal()) {
+            ctx.activeRuns.remove(runId, created);
+            return;
         }
+        log.warn("Run {}: its start failed ({}), but the store holds it; ending it", runId, failure.getMessage());
+        created.end(new dev.parley.chat.event.AgentStreamEvent.RunFailed(ErrorCode.STORE_FAILURE.name(),
+                "the store failed while the run was starting; it did not start"));
     }
 
     /**
