@@ -480,7 +480,8 @@ public final class ChatEngine implements AutoCloseable {
      *     arguments where they are not editable, with a decision that does not allow the call, overlong or
      *     not JSON; a client tool's overlong result), which changes nothing; CONFLICT as above; UNSUPPORTED
      *     if the runtime cannot take answers of this kind; RUNTIME_UNAVAILABLE if the answer could not reach
-     *     the runtime (the input is pending again)
+     *     the runtime (the input is pending again), or if the run is not followed yet after a restart (its
+     *     recovery is retried shortly; send the answer again then)
      */
     public AnswerResult answer(String ownerId, String runId, String inputId, InputAnswer answer) {
         Run run = ownedRun(ownerId, runId);

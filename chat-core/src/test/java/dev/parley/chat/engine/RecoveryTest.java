@@ -18,13 +18,16 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.store.StoreBatch;
+import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** What a new engine does with the runs a previous process left behind. */
@@ -143,6 +146,72 @@ class RecoveryTest extends EngineTestSupport {
                 .isEqualTo("Partial — going to Rome");
         List<RunEvent> events = store.readEvents(run.id(), 0, 100);
         assertThat(events.get(4).seq()).as("new events are numbered above the reservation").isEqualTo(4097);
+    }
+
+    /**
+     * An answer that comes while the run is not followed yet (its recovery failed and is retried shortly) can
+     * reach nobody: it is refused as RUNTIME_UNAVAILABLE and taken back, not refused as if the run had stopped
+     * waiting; sent again once the run is followed, it is delivered once.
+     */
+    @Test
+    void anAnswerBeforeTheRecoveryOfItsRunIsRefusedForNowAndDeliveredWhenSentAgain() {
+        Run run = leftBehind("r10", RunStatus.WAITING_FOR_INPUT, 4, 4096);
+        AtomicBoolean recoveryFails = new AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("lastSeq") && recoveryFails.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: recovery's read failed");
+            }
+            return proceed.call();
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
+            p.text(" — going to " + p.awaitAnswer("ask-1").answer().get(0));
+            p.finish();
+        });
+        ChatEngine engine = engine(runtime);
+        assertThat(recoveryFails).as("the first recovery failed").isFalse();
+
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> engine.answer(ALICE, run.id(), "ask-1", List.of("Rome")));
+        assertThat(real.findInput(run.id(), "ask-1").orElseThrow().state()).isEqualTo(InputState.PENDING);
+        await(runtime::reattachments, list -> !list.isEmpty(), "the retried recovery");
+        assertThat(engine.answer(ALICE, run.id(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(engine, run.id(), RunStatus.SUCCEEDED);
+        assertThat(runtime.answers()).hasSize(1);
+    }
+
+    /**
+     * Found by the simulation: an answer whose store call took effect although it failed, while its run was
+     * not followed yet after a restart, was reported REPLAYED though it reached nobody. It is refused as
+     * RUNTIME_UNAVAILABLE; it stays stored (an earlier process may have delivered it, and an answer reaches the
+     * runtime at most once), so the run, followed again, is not left waiting for it: it ends INTERRUPTED.
+     */
+    @Test
+    void anAnswerStoredDespiteAFailedCallBeforeItsRunIsFollowedIsNotReportedAsTaken() {
+        Run run = leftBehind("r11", RunStatus.WAITING_FOR_INPUT, 4, 4096);
+        AtomicBoolean recoveryFails = new AtomicBoolean(true);
+        AtomicBoolean loseTheAnswer = new AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("lastSeq") && recoveryFails.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: recovery's read failed");
+            }
+            Object result = proceed.call();
+            if (method.equals("answerInput") && loseTheAnswer.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+            }
+            return result;
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
+            p.text(" — going to " + p.awaitAnswer("ask-1").answer().get(0));
+            p.finish();
+        });
+        ChatEngine engine = engine(runtime);
+
+        assertCode(ErrorCode.RUNTIME_UNAVAILABLE, () -> engine.answer(ALICE, run.id(), "ask-1", List.of("Rome")));
+        assertThat(loseTheAnswer).isFalse();
+        awaitRun(engine, run.id(), RunStatus.INTERRUPTED);
+        assertThat(runtime.answers()).isEmpty();
+        assertThat(engine.state(ALICE, run.id()).pendingInputs()).isEmpty();
     }
 
     @Test

@@ -449,6 +449,16 @@ public final class RunManager implements RunHost {
         if (active == null && ctx.clustered() && !run.status().isTerminal()) {
             return cluster.answerElsewhere(run, inputId, replayed);
         }
+        if (active == null && !hasEnded(run.id())) {
+            // left by the last process and not followed again yet (its recovery is under way or retried shortly):
+            // nothing can reach the runtime now. A fresh answer is taken back for the retry; a replayed one stays
+            // (an earlier process may have delivered it: it is not delivered twice)
+            if (!replayed) {
+                takeBackAnswer(run.id(), inputId, null);
+            }
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the run is not followed yet (it is being "
+                    + "recovered after a restart); send the answer again shortly");
+        }
         if (active == null || active.hasEnded()) {
             if (replayed) {
                 return AnswerResult.REPLAYED;
@@ -474,6 +484,11 @@ public final class RunManager implements RunHost {
             throw ChatException.conflict("the input was already answered");
         }
         return replayed ? AnswerResult.REPLAYED : AnswerResult.ACCEPTED;
+    }
+
+    /** Whether the stored run has ended (or is gone); a store that cannot say fails the call. */
+    private boolean hasEnded(String runId) {
+        return StoreRetry.call(() -> ctx.store.findRun(runId)).map(r -> r.status().isTerminal()).orElse(true);
     }
 
     /**
@@ -511,8 +526,7 @@ public final class RunManager implements RunHost {
         try {
             StoreRetry.run(() -> ctx.store.reopenInput(runId, inputId));
         } finally {
-            boolean ended = active != null ? active.hasEnded()
-                    : StoreRetry.call(() -> ctx.store.findRun(runId)).map(r -> r.status().isTerminal()).orElse(true);
+            boolean ended = active != null ? active.hasEnded() : hasEnded(runId);
             if (ended) {
                 StoreRetry.call(() -> ctx.store.closeInput(runId, inputId, InputState.CANCELLED, ctx.now()));
             }
