@@ -159,6 +159,45 @@ class CopilotKitHttpTest {
         assertThat(again.json().get("message").asText()).isNotBlank();
     }
 
+    /**
+     * Stop while the agent's own tool runs: the open stream closes the call with a {@code stopped} result
+     * before {@code RUN_FINISHED}, as CopilotKit's runtime does, and a reloaded page finds the same result, so
+     * neither shows the call running for good.
+     */
+    @Test
+    void stopClosesAToolCallWithoutResultWithAStoppedResultLiveAndAfterReload() throws Exception {
+        CopilotKitSupport ck = new CopilotKitSupport(port);
+        String threadId = UUID.randomUUID().toString();
+        List<JsonNode> events;
+        try (CopilotKitSupport.Open run = ck.open(OWNER, "/agent/default/run",
+                input(threadId, List.of(user("u-1", "long tool search")), Map.of()))) {
+            run.until("TOOL_CALL_END");
+            assertThat(ck.post(OWNER, "/agent/default/stop/" + threadId, "").json().get("stopped").asBoolean())
+                    .isTrue();
+            events = run.toEnd();
+        }
+        assertThat(types(events)).endsWith("TOOL_CALL_END", "TOOL_CALL_RESULT", "RUN_FINISHED")
+                .doesNotContain("RUN_ERROR");
+        JsonNode start = events.stream().filter(e -> e.get("type").asText().equals("TOOL_CALL_START")).findFirst()
+                .orElseThrow();
+        JsonNode result = events.get(events.size() - 2);
+        String toolCallId = start.get("toolCallId").asText();
+        assertThat(result.get("toolCallId").asText()).isEqualTo(toolCallId);
+        assertThat(result.get("role").asText()).isEqualTo("tool");
+        assertThat(result.get("messageId").asText()).isEqualTo(toolCallId + "-result");
+        JsonNode content = dev.parley.chat.json.ChatJson.shared().readTree(result.get("content").asText());
+        assertThat(content.get("status").asText()).isEqualTo("stopped");
+        assertThat(content.get("reason").asText()).isEqualTo("stop_requested");
+
+        JsonNode messages = ck.connect(OWNER, threadId).get(1).get("messages");
+        assertThat(messages).extracting(m -> m.get("role").asText()).containsExactly("user", "assistant", "tool");
+        assertThat(messages.get(1).get("toolCalls").get(0).get("id").asText()).isEqualTo(toolCallId);
+        assertThat(messages.get(2).get("toolCallId").asText()).isEqualTo(toolCallId);
+        assertThat(messages.get(2).get("id").asText()).isEqualTo(toolCallId + "-result");
+        assertThat(dev.parley.chat.json.ChatJson.shared().readTree(messages.get(2).get("content").asText()).get("status").asText())
+                .isEqualTo("stopped");
+    }
+
     /** A question pending when the page reloads comes back as an interrupt, and {@code resume[]} answers it. */
     @Test
     void aPendingQuestionComesBackOnConnectAndResumeAnswersIt() throws Exception {

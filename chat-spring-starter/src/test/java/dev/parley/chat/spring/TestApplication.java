@@ -51,6 +51,14 @@ public class TestApplication {
         if (message.startsWith("client tool ")) {
             return callsTool(message.substring("client tool ".length()), "{\"zone\":\"local\"}");
         }
+        if (message.startsWith("long tool")) {
+            return (request, p) -> {
+                p.emit(new AgentStreamEvent.ToolCallStart(request.runId() + ":tool:1", "call-1", "search_web",
+                        "{\"q\":\"parley\"}"));
+                p.emit(new AgentStreamEvent.ToolCallEnd("call-1"));
+                p.awaitCancel();
+            };
+        }
         if (message.contains("clarify")) {
             return Scripts.clarify("Which city?", List.of("Paris", "Rome"));
         }

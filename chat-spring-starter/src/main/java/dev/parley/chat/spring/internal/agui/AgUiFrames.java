@@ -49,6 +49,8 @@ final class AgUiFrames implements SseFrames {
     private final Set<String> openReasoning = new LinkedHashSet<>();
     private final Set<String> openTools = new LinkedHashSet<>();
     private final Set<String> startedIds = new LinkedHashSet<>();
+    /** Tool calls started in this stream that have no result yet. */
+    private final Set<String> unresolvedTools = new LinkedHashSet<>();
     private final Map<String, InputRequested> openInputs = new LinkedHashMap<>();
     private boolean stateSent;
     private @Nullable ObjectNode usage;
@@ -132,6 +134,7 @@ final class AgUiFrames implements SseFrames {
         } else if (event instanceof AgentStreamEvent.ToolCallResult result) {
             String toolCallId = AgUiToolCallIds.of(logged.runId(), result.executionId());
             toolEnd(out, toolCallId);
+            unresolvedTools.remove(toolCallId);
             out.append(frame(event("TOOL_CALL_RESULT").put("messageId", result.messageId())
                     .put("toolCallId", toolCallId).put("content", result.result()).put("role", "tool")));
         } else if (event instanceof AgentStreamEvent.TodosUpdated todos) {
@@ -238,6 +241,7 @@ final class AgUiFrames implements SseFrames {
             return;
         }
         openTools.add(toolCallId);
+        unresolvedTools.add(toolCallId);
         out.append(frame(event("TOOL_CALL_START").put("toolCallId", toolCallId)
                 .put("toolCallName", call.name()).put("parentMessageId", assistantMessageId)));
         if (!call.arguments().isEmpty()) {
@@ -281,6 +285,12 @@ final class AgUiFrames implements SseFrames {
 
     private void finished(StringBuilder out, AgentStreamEvent.RunFinished finished) {
         closeAll(out);
+        if (finished.status() == RunStatus.CANCELLED && cancelExpected) {
+            for (String toolCallId : unresolvedTools) {
+                out.append(frame(unfinishedToolResult(toolCallId, RunStatus.CANCELLED)));
+            }
+            unresolvedTools.clear();
+        }
         if (finished.status() == RunStatus.SUCCEEDED || (finished.status() == RunStatus.CANCELLED && cancelExpected)) {
             out.append(frame(runFinished()));
         } else {
@@ -289,6 +299,25 @@ final class AgUiFrames implements SseFrames {
             out.append(runError(finished.status().name(), reason));
         }
         ended = true;
+    }
+
+    /**
+     * The result a tool call that never got one shows once its run has ended, as CopilotKit's own runtime
+     * closes it: a {@code TOOL_CALL_RESULT} (role {@code tool}, id {@code <toolCallId>-result}) whose content
+     * says the run was stopped ({@code {"status": "stopped", "reason": "stop_requested", …}}) or ended
+     * otherwise ({@code {"status": "error", …}}). Without it a client shows the call as running for good, and a
+     * model given the messages again would find a call without its result.
+     */
+    static ObjectNode unfinishedToolResult(String toolCallId, RunStatus runEnd) {
+        ObjectNode content = ChatJson.shared().objectNode();
+        if (runEnd == RunStatus.CANCELLED) {
+            content.put("status", "stopped").put("reason", "stop_requested").put("message", "Run stopped by user");
+        } else {
+            content.put("status", "error").put("reason", "run_" + runEnd.name().toLowerCase(java.util.Locale.ROOT))
+                    .put("message", "The run ended (" + runEnd.name() + ") before the tool returned");
+        }
+        return event("TOOL_CALL_RESULT").put("messageId", toolCallId + "-result").put("toolCallId", toolCallId)
+                .put("content", ChatJson.shared().write(content)).put("role", "tool");
     }
 
     private ObjectNode runFinished() {

@@ -9,7 +9,9 @@ import dev.parley.chat.engine.ThreadView;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.ResultMessage;
+import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -127,10 +129,12 @@ final class AgUiHistory {
                         function.put("name", call.name()).put("arguments", call.arguments());
                     }
                 }
+                Set<String> unanswered = new java.util.LinkedHashSet<>(called);
                 for (ResultMessage result : steps(answer, ResultMessage.class)) {
                     if (!called.contains(result.executionId())) {
                         continue;
                     }
+                    unanswered.remove(result.executionId());
                     ObjectNode tool = out.addObject().put("id", result.id()).put("role", "tool")
                             .put("toolCallId", AgUiToolCallIds.of(result.runId(), result.executionId()))
                             .put("content", result.result());
@@ -138,9 +142,31 @@ final class AgUiHistory {
                         tool.put("error", result.result());
                     }
                 }
+                RunStatus ended = endOf(answer.status());
+                if (ended != null) {
+                    for (ActionExecutionMessage call : calls) {
+                        if (unanswered.contains(call.executionId())) {
+                            ObjectNode closed = AgUiFrames.unfinishedToolResult(
+                                    AgUiToolCallIds.of(call.runId(), call.executionId()), ended);
+                            out.addObject().put("id", closed.get("messageId").asText()).put("role", "tool")
+                                    .put("toolCallId", closed.get("toolCallId").asText())
+                                    .put("content", closed.get("content").asText());
+                        }
+                    }
+                }
             }
         }
         return out;
+    }
+
+    /** How the run of an answer in {@code status} ended, if it ended other than completed; else null. */
+    private static @Nullable RunStatus endOf(MessageStatus status) {
+        return switch (status) {
+            case CANCELLED -> RunStatus.CANCELLED;
+            case FAILED -> RunStatus.FAILED;
+            case INTERRUPTED -> RunStatus.INTERRUPTED;
+            default -> null;
+        };
     }
 
     /** The id AG-UI knows a user or assistant message by (a step's own id otherwise). */
