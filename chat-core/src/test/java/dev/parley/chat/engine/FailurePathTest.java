@@ -500,6 +500,34 @@ class FailurePathTest extends EngineTestSupport {
     }
 
     /**
+     * Found by the simulation: a thread whose delete took effect although the call failed (the commit
+     * happened, its answer was lost) was gone, but the runtime was never told to forget its conversation
+     * (files, remembered approvals), and no later delete could tell it: the thread was no longer there. The
+     * store is read back; a thread gone after all counts as deleted, and the runtime forgets it.
+     */
+    @Test
+    void aThreadDeletedDespiteAFailedCallIsForgottenByTheRuntime() {
+        java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("deleteThread") && loseTheAnswer.getAndSet(false)) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+            }
+            return result;
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok"));
+        ChatEngine engine = engine(runtime);
+        dev.parley.chat.model.ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+
+        engine.deleteThread(ALICE, thread.id());
+        assertThat(loseTheAnswer).isFalse();
+        assertThat(real.findThread(thread.id())).isEmpty();
+        assertThat(runtime.deletedConversations())
+                .containsExactly(dev.parley.chat.runtime.RunRequest.conversationKey(thread.id(), thread.createdAt()));
+    }
+
+    /**
      * Found by the simulation: an answer whose store call took effect although it failed stayed ANSWERED and
      * never reached the runtime; sending it again was REPLAYED without delivering it, and the run waited for
      * good. Now the store is read back, and an answer stored but not delivered while the run waits is

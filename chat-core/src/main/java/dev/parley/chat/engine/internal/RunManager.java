@@ -267,13 +267,37 @@ public final class RunManager implements RunHost {
                 stopThread(threadId, patience);
                 endRunsHeldHere(threadId);
             }
-            boolean deleted = ctx.store.deleteThread(threadId);
+            boolean deleted;
+            try {
+                deleted = ctx.store.deleteThread(threadId);
+            } catch (RuntimeException e) {
+                if (thread.isEmpty() || !goneAfterAll(thread.get())) {
+                    throw e;
+                }
+                log.warn("Thread {}: its delete failed ({}), but the store no longer holds it", threadId, e.toString());
+                deleted = true;
+            }
             thread.ifPresent(this::tellRuntimeDeleted);
             return deleted;
         } finally {
             synchronized (ctx.lanes) {
                 deleting.computeIfPresent(threadId, (id, n) -> n == 1 ? null : n - 1);
             }
+        }
+    }
+
+    /**
+     * Whether a thread whose delete call failed is gone all the same (the commit happened, its answer was
+     * lost): then the delete counts, and the runtime must forget the conversation too. False if the store
+     * cannot say. A thread another owner opened under the freed id since is not the deleted one.
+     */
+    private boolean goneAfterAll(ChatThread thread) {
+        try {
+            return ctx.store.findThread(thread.id())
+                    .filter(now -> now.createdAt().equals(thread.createdAt()) && now.ownerId().equals(thread.ownerId()))
+                    .isEmpty();
+        } catch (RuntimeException unreadable) {
+            return false;
         }
     }
 
