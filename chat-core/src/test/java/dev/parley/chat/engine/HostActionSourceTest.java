@@ -1,0 +1,115 @@
+package dev.parley.chat.engine;
+
+import static dev.parley.chat.testing.ScriptedModel.Reply.reply;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.agent.AgentLoopRuntime;
+import dev.parley.chat.agent.ModelMessage;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.store.InMemoryChatStore;
+import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.ScriptedModel;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** Host actions decided per run by a {@link HostActionSource}, through the whole engine and the agent loop. */
+class HostActionSourceTest {
+    private static final HostToolSpec LOOKUP = new HostToolSpec("lookup_order", "Finds an order", "{\"type\":\"object\"}");
+    private static final HostToolSpec WEATHER = new HostToolSpec("weather", "Tells the weather", "{\"type\":\"object\"}");
+
+    private final InMemoryChatStore store = new InMemoryChatStore();
+    private final List<String> calls = new CopyOnWriteArrayList<>();
+    private final List<HostActionScope> asked = new CopyOnWriteArrayList<>();
+
+    private ChatEngine engine(ScriptedModel model, Consumer<ChatEngine.Builder> config) {
+        ChatEngine.Builder builder = ChatEngine.builder().store(store)
+                .runtime(AgentLoopRuntime.builder(model).maxIterations(4).build())
+                .hostAction(new HostAction(LOOKUP, call -> {
+                    calls.add("fixed lookup " + call.arguments());
+                    return "shipped";
+                }));
+        config.accept(builder);
+        return builder.build();
+    }
+
+    /** Alice's runs get the weather tool, nobody else's; every ask is recorded. */
+    private HostActionSource weatherForAlice() {
+        return scope -> {
+            asked.add(scope);
+            return !scope.ownerId().equals("alice") ? List.of() : List.of(new HostAction(WEATHER, call -> {
+                calls.add(call.ownerId() + " weather " + call.arguments());
+                return "sunny";
+            }));
+        };
+    }
+
+    private Run runToEnd(ChatEngine engine, String owner, String text) {
+        String threadId = engine.createThread(owner, NewThread.empty()).id();
+        String runId = engine.startRun(owner, threadId, StartRun.of(text)).runId();
+        return Await.until(() -> engine.state(owner, runId).run(), r -> r.status().isTerminal(), "the run to end");
+    }
+
+    private static List<String> offered(ScriptedModel model, int request) {
+        return model.requests().get(request).tools().stream().map(HostToolSpec::name).toList();
+    }
+
+    @Test
+    void aSourceDecidesPerOwnerAndIsAskedOncePerRunThoughTheModelIsCalledTwice() {
+        ScriptedModel model = ScriptedModel.choosing(request -> request.messages().size() == 1
+                ? reply().completeToolCall("c1", "weather", "{\"city\":\"Rome\"}")
+                : reply().text("Sunny."));
+        try (ChatEngine engine = engine(model, b -> b.hostActions(weatherForAlice()))) {
+            Run alices = runToEnd(engine, "alice", "weather?");
+            assertThat(alices.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(calls).containsExactly("alice weather {\"city\":\"Rome\"}");
+            assertThat(offered(model, 0)).containsExactlyInAnyOrder("lookup_order", "weather");
+            assertThat(asked).containsExactly(new HostActionScope("alice", alices.threadId(), alices.id()));
+
+            Run bobs = runToEnd(engine, "bob", "weather?");
+            assertThat(offered(model, 2)).as("bob is not offered alice's tool").containsExactly("lookup_order");
+            assertThat(calls).as("bob's call of a tool he was not offered does not run").hasSize(1);
+            assertThat(((ModelMessage.ToolResult) model.requests().get(3).messages().get(2)).error()).isTrue();
+            assertThat(bobs.status()).isEqualTo(RunStatus.SUCCEEDED);
+        }
+    }
+
+    @Test
+    void onANameOfferedTwiceTheFixedActionThenTheEarlierSourceWins() {
+        ScriptedModel model = ScriptedModel.choosing(request -> request.messages().size() == 1
+                ? reply().completeToolCall("c1", "lookup_order", "{}").completeToolCall("c2", "weather", "{}")
+                : reply().text("Done."));
+        HostActionSource shadowing = scope -> List.of(
+                new HostAction(LOOKUP, call -> {
+                    calls.add("shadowing lookup");
+                    return "never";
+                }),
+                new HostAction(WEATHER, call -> {
+                    calls.add("second weather");
+                    return "rain";
+                }));
+        try (ChatEngine engine = engine(model, b -> b.hostActions(weatherForAlice()).hostActions(shadowing))) {
+            assertThat(runToEnd(engine, "alice", "both").status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(calls).containsExactlyInAnyOrder("fixed lookup {}", "alice weather {}");
+            assertThat(offered(model, 0)).hasSize(2);
+        }
+    }
+
+    @Test
+    void aFailingSourceOffersNothingAndTheRunGoesOnWithTheRest() {
+        ScriptedModel model = ScriptedModel.choosing(request -> request.messages().size() == 1
+                ? reply().completeToolCall("c1", "lookup_order", "{}")
+                : reply().text("Shipped."));
+        HostActionSource broken = scope -> {
+            throw new IllegalStateException("registry down");
+        };
+        try (ChatEngine engine = engine(model, b -> b.hostActions(broken).hostActions(weatherForAlice()))) {
+            assertThat(runToEnd(engine, "alice", "where is it?").status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(offered(model, 0)).containsExactlyInAnyOrder("lookup_order", "weather");
+            assertThat(calls).containsExactly("fixed lookup {}");
+        }
+    }
+}
