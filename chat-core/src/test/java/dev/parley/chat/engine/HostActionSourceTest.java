@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.agent.ModelMessage;
+import dev.parley.chat.input.ClientToolAnswer;
+import dev.parley.chat.input.InputKind;
+import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.HostToolSpec;
@@ -95,6 +98,25 @@ class HostActionSourceTest {
             assertThat(runToEnd(engine, "alice", "both").status()).isEqualTo(RunStatus.SUCCEEDED);
             assertThat(calls).containsExactlyInAnyOrder("fixed lookup {}", "alice weather {}");
             assertThat(offered(model, 0)).hasSize(2);
+        }
+    }
+
+    @Test
+    void aSourcesActionNamedLikeAToolThePageOffersIsLeftOutThePageRunsIt() {
+        ScriptedModel model = ScriptedModel.choosing(request -> request.messages().size() == 1
+                ? reply().completeToolCall("c1", "weather", "{}")
+                : reply().text("Asked the page."));
+        try (ChatEngine engine = engine(model, b -> b.hostActions(weatherForAlice()))) {
+            String threadId = engine.createThread("alice", NewThread.empty()).id();
+            String runId = engine.startRun("alice", threadId, StartRun.of("weather?").withClientTools(List.of(WEATHER)))
+                    .runId();
+            PendingInput asked = Await.until(() -> engine.state("alice", runId).pendingInputs(), p -> !p.isEmpty(),
+                    "the page's tool").get(0);
+            assertThat(asked.kind()).isEqualTo(InputKind.CLIENT_TOOL);
+            engine.answer("alice", runId, asked.inputId(), new ClientToolAnswer("cloudy", false));
+            Await.until(() -> engine.state("alice", runId).run().status(), s -> s == RunStatus.SUCCEEDED, "the end");
+            assertThat(calls).as("the source's weather never ran").isEmpty();
+            assertThat(offered(model, 0)).containsExactlyInAnyOrder("lookup_order", "weather");
         }
     }
 
