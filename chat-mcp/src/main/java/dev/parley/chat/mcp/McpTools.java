@@ -38,9 +38,10 @@ import java.util.Set;
  *
  * <p>Servers are connected when the first run asks for tools, or when this is built if
  * {@link Builder#connectAtStart} is set. A server that cannot be reached offers no tools until it can (tried
- * again after 1 s, doubling to 30 s); a server that fails after it was reached keeps offering its last known
- * tools, whose calls fail with a clear error until it is back (a stdio server's process is started again on
- * the next call). Roots, sampling and elicitation are not offered to servers.
+ * again in the background when a run asks, after 1 s, doubling to 30 s); a server that fails after it was
+ * reached keeps offering its last known tools, whose calls fail with a clear error until it is back (a stdio
+ * server's process is started again on the next call). Roots, sampling and elicitation are not offered to
+ * servers.
  *
  * <p>Thread-safe.
  */

@@ -29,6 +29,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -147,7 +148,7 @@ class McpToolsNodeTest {
     }
 
     @Test
-    void aServerKilledMidCallFailsThatCallAndItsProcessIsStartedAgainForTheNext() throws Exception {
+    void aServerKilledMidCallFailsThatCallAndItsProcessIsStartedAgainForTheNextAsAfterAnIdleDeath() throws Exception {
         Path pidFile = dir.resolve("pid");
         McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(30));
         try (McpTools tools = McpTools.builder().server(server).build(); ChatEngine engine = engine(tools)) {
@@ -170,7 +171,16 @@ class McpToolsNodeTest {
                 assertThat(r.error()).isFalse();
                 assertThat(r.result()).isEqualTo("Echo: back");
             });
-            assertThat(readPid(pidFile)).as("a new process").isNotEqualTo(pid);
+            long restarted = readPid(pidFile);
+            assertThat(restarted).as("a new process").isNotEqualTo(pid);
+
+            ProcessHandle idle = ProcessHandle.of(restarted).orElseThrow();
+            idle.destroyForcibly();
+            idle.onExit().get(10, TimeUnit.SECONDS);
+            assertThat(runToEnd(engine, ALICE, "ev__echo {\"message\":\"again\"}").status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(ScriptedTurns.lastResults(model)).singleElement()
+                    .satisfies(r -> assertThat(r.result()).as("a process that died idle is started again").isEqualTo("Echo: again"));
+            assertThat(readPid(pidFile)).isNotIn(pid, restarted);
         }
     }
 

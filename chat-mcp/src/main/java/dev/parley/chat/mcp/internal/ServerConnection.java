@@ -45,6 +45,9 @@ public final class ServerConnection implements AutoCloseable {
     private Duration backoff = FIRST_BACKOFF;
     private @Nullable String lastFailure;
     private boolean closed;
+    /** A connect was tried: later ones happen in the background when a run asks for tools. */
+    private boolean attempted;
+    private boolean reconnecting;
 
     public ServerConnection(McpServer server, Clock clock) {
         this.server = server;
@@ -61,17 +64,43 @@ public final class ServerConnection implements AutoCloseable {
     }
 
     /**
-     * Connects if not connected and the backoff allows; a failure is logged and remembered, not thrown.
-     *
-     * @return the tools known now
+     * The tools to offer a run now. The first time, connects and waits for the listing; after a failure,
+     * connects again in the background (when the backoff allows) and answers with the tools known, so that a
+     * server that is down does not hold up the runs. A failure is logged and remembered, not thrown.
      */
     public List<McpSchema.Tool> refresh() {
+        synchronized (this) {
+            if (closed || client != null && !client.ended().isDone()) {
+                return tools;
+            }
+            if (attempted) {
+                if (!reconnecting && (retryAt == null || !clock.instant().isBefore(retryAt))) {
+                    reconnecting = true;
+                    Thread connecting = new Thread(this::reconnect, "parley-mcp-" + server.name() + "-connect");
+                    connecting.setDaemon(true);
+                    connecting.start();
+                }
+                return tools;
+            }
+        }
         try {
             client();
         } catch (McpUnavailableException e) {
             log.debug("MCP server {}: {}", server.name(), e.getMessage());
         }
         return tools;
+    }
+
+    private void reconnect() {
+        try {
+            client();
+        } catch (RuntimeException e) {
+            log.debug("MCP server {}: {}", server.name(), e.getMessage());
+        } finally {
+            synchronized (this) {
+                reconnecting = false;
+            }
+        }
     }
 
     /** The tool the server offers now under its own name {@code tool}, if it does. */
@@ -126,8 +155,14 @@ public final class ServerConnection implements AutoCloseable {
             throw new McpUnavailableException("MCP server " + server.name() + " is closed");
         }
         if (client != null) {
-            return client;
+            if (!client.ended().isDone()) {
+                return client;
+            }
+            log.info("MCP server {}: its process ended ({}); starting it again", server.name(), client.ended().join());
+            closeQuietly(client.client());
+            client = null;
         }
+        attempted = true;
         Instant now = clock.instant();
         if (retryAt != null && now.isBefore(retryAt)) {
             throw new McpUnavailableException("MCP server " + server.name() + " is unavailable (" + lastFailure
