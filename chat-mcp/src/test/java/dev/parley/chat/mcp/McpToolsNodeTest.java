@@ -185,6 +185,26 @@ class McpToolsNodeTest {
     }
 
     @Test
+    void aCallLongerThanItsTimeoutIsAnErrorResultAndTheServerStaysForTheNextCall() {
+        Path pidFile = dir.resolve("pid");
+        McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(1));
+        try (McpTools tools = McpTools.builder().server(server).build(); ChatEngine engine = engine(tools)) {
+            Run run = runToEnd(engine, ALICE, """
+                    ev__trigger-long-running-operation {"duration":4,"steps":2}
+                    ev__echo {"message":"still here"}""");
+            assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
+            List<ModelMessage.ToolResult> results = ScriptedTurns.lastResults(model);
+            assertThat(results.get(0)).satisfies(r -> {
+                assertThat(r.error()).isTrue();
+                assertThat(r.result()).contains("the MCP server ev did not answer within 1 s");
+            });
+            long pid = readPid(pidFile);
+            assertThat(results.get(1).result()).isEqualTo("Echo: still here");
+            assertThat(readPid(pidFile)).as("the same process: a timeout does not restart it").isEqualTo(pid);
+        }
+    }
+
+    @Test
     void aServerThatChangesItsToolsIsFollowedAndACallOfAToolItDroppedIsAnError() {
         try (McpTools tools = McpTools.builder().server(McpTestServers.changingTools("ch")).build();
                 ChatEngine engine = engine(tools)) {

@@ -58,11 +58,6 @@ public final class ServerConnection implements AutoCloseable {
         return server;
     }
 
-    /** The tools the server listed last (empty before it was first reached). */
-    public List<McpSchema.Tool> knownTools() {
-        return tools;
-    }
-
     /**
      * The tools to offer a run now. The first time, connects and waits for the listing; after a failure,
      * connects again in the background (when the backoff allows) and answers with the tools known, so that a
@@ -109,11 +104,13 @@ public final class ServerConnection implements AutoCloseable {
     }
 
     /**
-     * Calls {@code tool}. A transport failure or timeout drops the connection (the next use connects again)
-     * and is thrown.
+     * Calls {@code tool}, blocking until its result, its timeout or the end of the server's process. A
+     * transport failure drops the connection (the next use connects again); a timeout does not (the server
+     * may still be working on it).
      *
-     * @throws McpUnavailableException if the server cannot be reached now
-     * @throws RuntimeException what the SDK threw for the call (a timeout, a protocol error)
+     * @throws McpUnavailableException if the server cannot be reached now, or failed during the call
+     * @throws IllegalStateException if the server did not answer within its call timeout
+     * @throws io.modelcontextprotocol.spec.McpError if the server answered with a protocol error
      */
     public McpSchema.CallToolResult call(String tool, Map<String, Object> arguments) throws InterruptedException {
         Connected connected = client();
