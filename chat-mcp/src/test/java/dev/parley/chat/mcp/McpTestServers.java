@@ -42,16 +42,21 @@ final class McpTestServers {
         return McpServer.stdio(name, "node", DIR.resolve("changing-tools.mjs").toString());
     }
 
-    /** server-everything over streamable HTTP on a free loopback port; {@link #close()} ends it. */
+    /**
+     * server-everything over streamable HTTP on a free loopback port, writing each request's Authorization
+     * header as a line to {@code authorizations}; {@link #close()} ends it.
+     */
     record HttpServer(Process process, String url) implements AutoCloseable {
-        static HttpServer start() throws IOException, InterruptedException {
+        static HttpServer start(Path authorizations) throws IOException, InterruptedException {
             int port;
             try (ServerSocket probe = new ServerSocket(0)) {
                 port = probe.getLocalPort();
             }
             ProcessBuilder builder = new ProcessBuilder(List.of("node", "--require", DIR.resolve("loopback.cjs").toString(),
-                    EVERYTHING.toString(), "streamableHttp")).redirectErrorStream(true);
+                    "--require", DIR.resolve("record-authorization.cjs").toString(), EVERYTHING.toString(),
+                    "streamableHttp")).redirectErrorStream(true);
             builder.environment().put("PORT", Integer.toString(port));
+            builder.environment().put("PARLEY_RECORD_AUTHORIZATION", authorizations.toString());
             Process process = builder.start();
             CompletableFuture<Boolean> listening = new CompletableFuture<>();
             Thread reader = new Thread(() -> {

@@ -131,6 +131,36 @@ class McpToolsNodeTest {
     }
 
     @Test
+    void theHostsApprovalsWinOverTheHintsEditedArgumentsRunAndAllowedForTheThreadIsNotAskedAgain() throws Exception {
+        McpServer fs = McpTestServers.filesystem("fs", dir).withApproval(McpApproval.oncePerThread())
+                .withToolApproval("write_file", McpApproval.always().withEditableArguments());
+        Files.writeString(dir.resolve("a.txt"), "A");
+        try (McpTools tools = McpTools.builder().server(fs).build(); ChatEngine engine = engine(tools)) {
+            Path file = dir.resolve("edited.txt");
+            String runId = startRun(engine, ALICE, "fs__write_file {\"path\":\"" + file + "\",\"content\":\"draft\"}");
+            PendingInput asked = awaitApproval(engine, runId);
+            assertThat(((ApprovalRequest) asked.request()).argumentsEditable()).isTrue();
+            engine.answer(ALICE, runId, asked.inputId(), new ApprovalAnswer(ApprovalDecision.ALLOW_ONCE,
+                    "{\"path\":\"" + file + "\",\"content\":\"final\"}"));
+            assertThat(awaitEnd(engine, ALICE, runId).status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(Files.readString(file)).as("the edited arguments ran").isEqualTo("final");
+
+            String read = "fs__read_text_file {\"path\":\"" + dir.resolve("a.txt") + "\"}";
+            String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+            String first = engine.startRun(ALICE, threadId, StartRun.of(read)).runId();
+            PendingInput once = awaitApproval(engine, first);
+            assertThat(((ApprovalRequest) once.request()).decisions()).contains(ApprovalDecision.ALLOW_FOR_THREAD);
+            engine.answer(ALICE, first, once.inputId(), ApprovalAnswer.of(ApprovalDecision.ALLOW_FOR_THREAD));
+            assertThat(awaitEnd(engine, ALICE, first).status()).isEqualTo(RunStatus.SUCCEEDED);
+            String second = engine.startRun(ALICE, threadId, StartRun.of(read)).runId();
+            assertThat(awaitEnd(engine, ALICE, second).status()).as("not asked again in this thread")
+                    .isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(ScriptedTurns.lastResults(model)).singleElement()
+                    .satisfies(r -> assertThat(r.result()).isEqualTo("{\"content\":\"A\"}"));
+        }
+    }
+
+    @Test
     void aToolsErrorAndABadArgumentAreErrorResultsTheRunGoesOnFrom() throws Exception {
         Files.writeString(dir.resolve("note.txt"), "inside");
         try (McpTools tools = McpTools.builder().server(McpTestServers.filesystem("fs", dir)).build();
@@ -230,7 +260,8 @@ class McpToolsNodeTest {
 
     @Test
     void streamableHttpWithAHeaderAndAServerThatGoesDownMakesItsToolsFailNotTheRun() throws Exception {
-        McpTestServers.HttpServer http = McpTestServers.HttpServer.start();
+        Path authorizations = dir.resolve("authorizations");
+        McpTestServers.HttpServer http = McpTestServers.HttpServer.start(authorizations);
         McpServer web = McpServer.http("web", http.url()).withHeader("Authorization", "Bearer test-token")
                 .withCallTimeout(Duration.ofSeconds(10));
         McpServer nowhere = McpServer.http("nowhere", "http://127.0.0.1:9/mcp").withConnectTimeout(Duration.ofSeconds(2));
@@ -243,6 +274,8 @@ class McpToolsNodeTest {
                 assertThat(r.result()).contains("5");
             });
             assertThat(offeredFirst()).as("a server never reached offers nothing").allMatch(n -> n.startsWith("web__"));
+            assertThat(Files.readAllLines(authorizations)).as("every request carries the header").isNotEmpty()
+                    .containsOnly("Bearer test-token");
 
             http.close();
             Run after = runToEnd(engine, ALICE, "web__echo {\"message\":\"anyone?\"}");
