@@ -10,10 +10,14 @@ import dev.parley.chat.input.InputKind;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.ScriptedModel;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -117,6 +121,18 @@ class HostActionSourceTest {
             Await.until(() -> engine.state("alice", runId).run().status(), s -> s == RunStatus.SUCCEEDED, "the end");
             assertThat(calls).as("the source's weather never ran").isEmpty();
             assertThat(offered(model, 0)).containsExactlyInAnyOrder("lookup_order", "weather");
+        }
+    }
+
+    @Test
+    void aRuntimeThatCannotCallHostToolsIsOfferedNoneAndNoSourceIsAsked() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("plain"))
+                .withCapabilities(EnumSet.of(Capability.CANCEL));
+        try (ChatEngine engine = ChatEngine.builder().store(store).runtime(runtime).hostActions(weatherForAlice())
+                .build()) {
+            assertThat(runToEnd(engine, "alice", "hi").status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(runtime.requests()).singleElement().satisfies(r -> assertThat(r.hostTools()).isEmpty());
+            assertThat(asked).isEmpty();
         }
     }
 
