@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * @param name the server's name, the first part of its tools' names ({@code <name>__<tool>}): 1 to 32
  *     letters, digits, {@code _} or {@code -}
  * @param command for stdio: the command and its arguments (empty for HTTP)
- * @param env for stdio: variables added to the process's environment
+ * @param env for stdio: variables added to the process's environment, which is otherwise the whole
+ *     environment of the host's JVM (the SDK starts it so): keep secrets out of it for untrusted servers
  * @param url for streamable HTTP: the endpoint, e.g. {@code https://mcp.example.com/mcp} (null for stdio)
  * @param headers for HTTP: headers sent with every request (e.g. {@code Authorization})
  * @param approval the approval of every tool of the server without one of its own; null to follow each
