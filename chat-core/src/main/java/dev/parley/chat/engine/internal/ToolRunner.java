@@ -57,7 +57,8 @@ final class ToolRunner {
     /**
      * The host actions of this run attempt, by name: found the first time they are needed (offered to the
      * runtime, or looked up after a restart) and kept, so that a call runs the action its model was offered.
-     * None where the runtime cannot call host tools.
+     * Where the runtime cannot call host tools, the sources are not asked (nothing is offered to it; the
+     * fixed actions still tell a restart which calls were the host's, as before sources existed).
      */
     Map<String, HostAction> hostActions() {
         Map<String, HostAction> known = hostActions;
@@ -66,7 +67,7 @@ final class ToolRunner {
                 known = hostActions;
                 if (known == null) {
                     known = ctx.can(Capability.HOST_TOOLS) ? ctx.hostActions.resolve(scope, clientTools.keySet())
-                            : Map.of();
+                            : ctx.hostActions.fixed();
                     hostActions = known;
                 }
             }
