@@ -17,6 +17,7 @@ import dev.parley.chat.input.ApprovalDecision;
 import dev.parley.chat.input.ApprovalRequest;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
@@ -186,7 +187,10 @@ class McpToolsNodeTest {
                     ev__trigger-long-running-operation {"duration":10,"steps":5}
                     ev__echo {"message":"back"}""");
             long pid = Await.until(() -> readPid(pidFile), p -> p > 0, "the server's process id");
-            Thread.sleep(1_500);
+            Await.until(() -> store.listStepMessagesAfter(runId, null, 100), steps -> steps.stream().anyMatch(m ->
+                    m instanceof ActionExecutionMessage call && call.name().equals("ev__trigger-long-running-operation")),
+                    "the call to be made");
+            Thread.sleep(1_000);
             long killedAt = System.nanoTime();
             ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
@@ -217,16 +221,16 @@ class McpToolsNodeTest {
     @Test
     void aCallLongerThanItsTimeoutIsAnErrorResultAndTheServerStaysForTheNextCall() {
         Path pidFile = dir.resolve("pid");
-        McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(1));
+        McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(2));
         try (McpTools tools = McpTools.builder().server(server).build(); ChatEngine engine = engine(tools)) {
             Run run = runToEnd(engine, ALICE, """
-                    ev__trigger-long-running-operation {"duration":4,"steps":2}
+                    ev__trigger-long-running-operation {"duration":6,"steps":2}
                     ev__echo {"message":"still here"}""");
             assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
             List<ModelMessage.ToolResult> results = ScriptedTurns.lastResults(model);
             assertThat(results.get(0)).satisfies(r -> {
                 assertThat(r.error()).isTrue();
-                assertThat(r.result()).contains("the MCP server ev did not answer within 1 s");
+                assertThat(r.result()).contains("the MCP server ev did not answer within 2 s");
             });
             long pid = readPid(pidFile);
             assertThat(results.get(1).result()).isEqualTo("Echo: still here");
