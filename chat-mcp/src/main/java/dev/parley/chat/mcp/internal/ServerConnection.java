@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,16 +39,16 @@ public final class ServerConnection implements AutoCloseable {
     private final McpServer server;
     private final Clock clock;
 
-    // guarded by this
-    private @Nullable Connected client;
+    // written under this (which a connect holds throughout); the volatile ones are read without it
+    private volatile @Nullable Connected client;
     private volatile List<McpSchema.Tool> tools = List.of();
-    private @Nullable Instant retryAt;
+    private volatile @Nullable Instant retryAt;
     private Duration backoff = FIRST_BACKOFF;
     private @Nullable String lastFailure;
-    private boolean closed;
+    private volatile boolean closed;
     /** A connect was tried: later ones happen in the background when a run asks for tools. */
-    private boolean attempted;
-    private boolean reconnecting;
+    private volatile boolean attempted;
+    private final AtomicBoolean reconnecting = new AtomicBoolean();
 
     public ServerConnection(McpServer server, Clock clock) {
         this.server = server;
@@ -64,19 +65,19 @@ public final class ServerConnection implements AutoCloseable {
      * server that is down does not hold up the runs. A failure is logged and remembered, not thrown.
      */
     public List<McpSchema.Tool> refresh() {
-        synchronized (this) {
-            if (closed || client != null && !client.ended().isDone()) {
-                return tools;
+        // without the lock: a connect in the background holds it for as long as it takes
+        Connected current = client;
+        if (closed || current != null && !current.ended().isDone()) {
+            return tools;
+        }
+        if (attempted) {
+            Instant retry = retryAt;
+            if ((retry == null || !clock.instant().isBefore(retry)) && reconnecting.compareAndSet(false, true)) {
+                Thread connecting = new Thread(this::reconnect, "parley-mcp-" + server.name() + "-connect");
+                connecting.setDaemon(true);
+                connecting.start();
             }
-            if (attempted) {
-                if (!reconnecting && (retryAt == null || !clock.instant().isBefore(retryAt))) {
-                    reconnecting = true;
-                    Thread connecting = new Thread(this::reconnect, "parley-mcp-" + server.name() + "-connect");
-                    connecting.setDaemon(true);
-                    connecting.start();
-                }
-                return tools;
-            }
+            return tools;
         }
         try {
             client();
@@ -92,9 +93,7 @@ public final class ServerConnection implements AutoCloseable {
         } catch (RuntimeException e) {
             log.debug("MCP server {}: {}", server.name(), e.getMessage());
         } finally {
-            synchronized (this) {
-                reconnecting = false;
-            }
+            reconnecting.set(false);
         }
     }
 
@@ -151,12 +150,13 @@ public final class ServerConnection implements AutoCloseable {
         if (closed) {
             throw new McpUnavailableException("MCP server " + server.name() + " is closed");
         }
-        if (client != null) {
-            if (!client.ended().isDone()) {
-                return client;
+        Connected current = client;
+        if (current != null) {
+            if (!current.ended().isDone()) {
+                return current;
             }
-            log.info("MCP server {}: its process ended ({}); starting it again", server.name(), client.ended().join());
-            closeQuietly(client.client());
+            log.info("MCP server {}: its process ended ({}); starting it again", server.name(), current.ended().join());
+            closeQuietly(current.client());
             client = null;
         }
         attempted = true;
@@ -181,7 +181,8 @@ public final class ServerConnection implements AutoCloseable {
             tools = List.copyOf(fresh.listTools().block().tools());
         } catch (RuntimeException e) {
             closeQuietly(fresh);
-            lastFailure = message(e);
+            // a stdio command that cannot start shows in the SDK only as a handshake that timed out
+            lastFailure = message(e) + (server.isStdio() ? " (started as " + server.command().get(0) + ")" : "");
             retryAt = now.plus(backoff);
             backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             log.warn("MCP server {} could not be reached: {}; trying again in {} s at the earliest", server.name(),
