@@ -6,6 +6,7 @@ import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.engine.internal.EngineContext;
 import dev.parley.chat.engine.internal.EventRetention;
+import dev.parley.chat.engine.internal.HostActions;
 import dev.parley.chat.engine.internal.ThreadExport;
 import dev.parley.chat.engine.internal.InputChecks;
 import dev.parley.chat.engine.internal.RequestChecks;
@@ -161,12 +162,13 @@ public final class ChatEngine implements AutoCloseable {
         }
         ownedExecutors.add(timers);
         ownedExecutors.add(delivery);
-        if (!b.hostActions.isEmpty() && !runtime.capabilities().contains(Capability.HOST_TOOLS)) {
-            log.warn("{} host action(s) registered, but the runtime cannot call host actions; they are not offered",
-                    b.hostActions.size());
+        HostActions hostActions = new HostActions(b.hostActions, b.hostActionSources);
+        if (hostActions.any() && !runtime.capabilities().contains(Capability.HOST_TOOLS)) {
+            log.warn("{} host action(s) and {} source(s) of them registered, but the runtime cannot call host"
+                    + " actions; they are not offered", b.hostActions.size(), b.hostActionSources.size());
         }
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
-                b.hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
+                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
         this.runs = new RunManager(ctx);
         this.views = new ThreadViews(ctx, runs);
         this.turns = new Turns(ctx, runs, views, doubleTexting);
@@ -735,7 +737,7 @@ public final class ChatEngine implements AutoCloseable {
         if (tools.isEmpty()) {
             return;
         }
-        InputChecks.clientTools(tools, ctx.hostActions());
+        InputChecks.clientTools(tools, ctx.hostActions().fixed());
         if (!runtime.capabilities().contains(Capability.HOST_TOOLS)) {
             throw ChatException.unsupported("this runtime cannot call tools, so it cannot call the page's tools");
         }
@@ -763,6 +765,7 @@ public final class ChatEngine implements AutoCloseable {
         private EngineListener listener = new EngineListener() {
         };
         private final Map<String, HostAction> hostActions = new LinkedHashMap<>();
+        private final List<HostActionSource> hostActionSources = new ArrayList<>();
         private RunCoordinator coordinator = RunCoordinator.local();
         private Duration leaseTimeout = Duration.ofSeconds(30);
         private Duration controlTimeout = Duration.ofSeconds(10);
@@ -902,6 +905,16 @@ public final class ChatEngine implements AutoCloseable {
             if (hostActions.putIfAbsent(action.spec().name(), action) != null) {
                 throw ChatException.configuration("a host action named " + action.spec().name() + " exists");
             }
+            return this;
+        }
+
+        /**
+         * Offers the actions {@code source} decides per run (see {@link HostActionSource}), after the fixed
+         * ones and those of the sources registered before it. The runtime must be able to call host tools
+         * ({@code HOST_TOOLS}); otherwise, as with fixed actions, nothing is offered and a warning is logged.
+         */
+        public Builder hostActions(HostActionSource source) {
+            hostActionSources.add(Objects.requireNonNull(source, "source"));
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.engine.HostActionScope;
 import dev.parley.chat.engine.RunState;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
@@ -19,6 +20,7 @@ import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadTouch;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Flow;
@@ -122,7 +124,8 @@ public final class ActiveRun {
         this.runLog = new RunLog(runId, EngineContext.RING_CAPACITY,
                 Math.min(ctx.limits.subscriberLagLimit(), EngineContext.READER_RING_CAPACITY), baseSeq);
         this.host = host;
-        this.tools = new ToolRunner(ctx, this, clientTools);
+        this.tools = new ToolRunner(ctx, this, clientTools,
+                new HostActionScope(run.ownerId(), run.threadId(), run.id()));
         this.inputs = new RunInputs(ctx, this);
     }
 
@@ -252,7 +255,7 @@ public final class ActiveRun {
                 return;
             }
             RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
-                    tools.clientTools());
+                    tools.hostActions().values(), tools.clientTools());
             continuesSession = prepared.continuesSession();
             RunRequest request = prepared.request();
             Flow.Publisher<AgentStreamEvent> stream = run.isRegeneration()
@@ -281,7 +284,7 @@ public final class ActiveRun {
                 resume.resumeAt(resumeToken, skip);
             }
             RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
-                    tools.clientTools());
+                    tools.hostActions().values(), tools.clientTools());
             continuesSession = prepared.continuesSession();
             ctx.runtime.reattach(prepared.request(), resumeToken).subscribe(new RuntimeStream(ctx, this));
         });
@@ -469,14 +472,17 @@ public final class ActiveRun {
         return !tools.clientTools().isEmpty();
     }
 
-    synchronized boolean runsHostTool() {
-        for (Message message : reducer.messages()) {
-            if (message instanceof ActionExecutionMessage call && call.status() == MessageStatus.IN_PROGRESS
-                    && (ctx.hostActions.containsKey(call.name()) || tools.isClientTool(call.name()))) {
-                return true;
+    boolean runsHostTool() {
+        List<String> running = new ArrayList<>();
+        synchronized (this) {
+            for (Message message : reducer.messages()) {
+                if (message instanceof ActionExecutionMessage call && call.status() == MessageStatus.IN_PROGRESS) {
+                    running.add(call.name());
+                }
             }
         }
-        return false;
+        // outside the run's lock: the first look-up may ask the host's sources
+        return running.stream().anyMatch(name -> tools.hostActions().containsKey(name) || tools.isClientTool(name));
     }
 
     /** What {@link #deliverAnswer} did. */

@@ -3,14 +3,12 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.EngineListener;
-import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.ChatStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -40,7 +38,7 @@ public final class EngineContext {
     final Executor delivery;
     final ScheduledExecutorService timers;
     final EngineListener listener;
-    final Map<String, HostAction> hostActions;
+    final HostActions hostActions;
     final BatchWriter writer;
     final ConcurrentMap<String, ActiveRun> activeRuns = new ConcurrentHashMap<>();
     final ThreadLanes lanes = new ThreadLanes();
@@ -56,7 +54,7 @@ public final class EngineContext {
 
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
-            Map<String, HostAction> hostActions, RunCoordinator coordinator, Duration leaseTimeout,
+            HostActions hostActions, RunCoordinator coordinator, Duration leaseTimeout,
             Duration controlTimeout) {
         this.store = store;
         this.runtime = runtime;
@@ -66,7 +64,7 @@ public final class EngineContext {
         this.delivery = delivery;
         this.timers = timers;
         this.listener = new GuardedListener(listener);
-        this.hostActions = Map.copyOf(hostActions);
+        this.hostActions = hostActions;
         this.coordinator = coordinator;
         this.leaseTimeout = leaseTimeout;
         this.controlTimeout = controlTimeout;
@@ -118,8 +116,8 @@ public final class EngineContext {
         return limits;
     }
 
-    /** The host actions the engine offers, by name. */
-    public Map<String, HostAction> hostActions() {
+    /** The host actions the engine offers: the fixed ones and the sources asked per run. */
+    public HostActions hostActions() {
         return hostActions;
     }
 

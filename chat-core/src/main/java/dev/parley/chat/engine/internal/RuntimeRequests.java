@@ -29,7 +29,7 @@ final class RuntimeRequests {
     }
 
     static Prepared prepare(EngineContext ctx, Run run, List<Message> initialMessages,
-            Collection<HostToolSpec> clientTools) {
+            Collection<HostAction> hostActions, Collection<HostToolSpec> clientTools) {
         ChatThread thread = ctx.store.findThread(run.threadId()).orElse(null);
         UserMessage question = question(ctx, run, initialMessages);
         String before = question == null ? null : question.parentMessageId();
@@ -40,7 +40,7 @@ final class RuntimeRequests {
         }
         List<HostToolSpec> offered = new ArrayList<>();
         if (ctx.can(Capability.HOST_TOOLS)) {
-            for (HostAction action : ctx.hostActions.values()) {
+            for (HostAction action : hostActions) {
                 offered.add(action.spec());
             }
             offered.addAll(clientTools);

@@ -4,6 +4,7 @@ import dev.parley.chat.engine.ApprovalPolicy;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
+import dev.parley.chat.engine.HostActionScope;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.input.ApprovalAnswer;
 import dev.parley.chat.input.ApprovalDecision;
@@ -12,6 +13,7 @@ import dev.parley.chat.input.ClientToolAnswer;
 import dev.parley.chat.input.ClientToolRequest;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.model.ActionExecutionMessage;
+import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ToolResult;
 import dev.parley.chat.store.HostActionRecord;
 import java.time.Instant;
@@ -21,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,12 +41,38 @@ final class ToolRunner {
     /** The tools the person's browser runs for this run, by name. */
     private final Map<String, HostToolSpec> clientTools;
 
-    ToolRunner(EngineContext ctx, ActiveRun run, List<HostToolSpec> clientTools) {
+    /** The run's host actions, asked of the engine's sources once for this attempt (see {@link #hostActions}). */
+    private final HostActionScope scope;
+    private volatile @Nullable Map<String, HostAction> hostActions;
+
+    ToolRunner(EngineContext ctx, ActiveRun run, List<HostToolSpec> clientTools, HostActionScope scope) {
         this.ctx = ctx;
         this.run = run;
         Map<String, HostToolSpec> byName = new LinkedHashMap<>();
         clientTools.forEach(tool -> byName.put(tool.name(), tool));
         this.clientTools = Map.copyOf(byName);
+        this.scope = scope;
+    }
+
+    /**
+     * The host actions of this run attempt, by name: found the first time they are needed (offered to the
+     * runtime, or looked up after a restart) and kept, so that a call runs the action its model was offered.
+     * Where the runtime cannot call host tools, the sources are not asked (nothing is offered to it; the
+     * fixed actions still tell a restart which calls were the host's, as before sources existed).
+     */
+    Map<String, HostAction> hostActions() {
+        Map<String, HostAction> known = hostActions;
+        if (known == null) {
+            synchronized (this) {
+                known = hostActions;
+                if (known == null) {
+                    known = ctx.can(Capability.HOST_TOOLS) ? ctx.hostActions.resolve(scope, clientTools.keySet())
+                            : ctx.hostActions.fixed();
+                    hostActions = known;
+                }
+            }
+        }
+        return known;
     }
 
     /** True if the person's browser runs tool {@code name} for this run. */
@@ -84,7 +113,7 @@ final class ToolRunner {
     }
 
     private void hostActionCalled(ActionExecutionMessage call) {
-        HostAction action = ctx.hostActions.get(call.name());
+        HostAction action = hostActions().get(call.name());
         if (action == null) {
             return;
         }
