@@ -4,6 +4,7 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageKind;
@@ -51,6 +52,7 @@ final class Checks {
         answersReachTheRuntimeAtMostOnce();
         hostActionsRunAtMostOnce();
         deletionIsFinal();
+        deletedConversationsAreForgotten();
         newMessagesFollowTheBranch();
         anotherOwnersIdsAreNotFound();
     }
@@ -59,6 +61,7 @@ final class Checks {
     void atTheEnd() {
         afterStep();
         everyStartedRunEndedOnce();
+        aSucceededRunHoldsWhatTheRuntimeSentOnce();
         noInputPendingOnAnEndedRun();
         subscribersSawEachEventOnceInOrder();
         storedMessagesAreTheFoldOfStoredEvents();
@@ -142,6 +145,18 @@ final class Checks {
         }
     }
 
+    /** The runtime was told to forget each deleted thread's conversation (its files, its remembered approvals). */
+    private void deletedConversationsAreForgotten() {
+        checks++;
+        for (World.ThreadRef gone : world.deleted) {
+            String key = dev.parley.chat.runtime.RunRequest.conversationKey(gone.id(), gone.createdAt());
+            if (!world.runtime.forgottenConversations().contains(key)) {
+                violated("deleted data stays deleted", "the runtime was not told to forget thread " + gone.id()
+                        + " (" + key + ")");
+            }
+        }
+    }
+
     /** A new message (not an edit) answers the active branch's last message: no other message shares its parent. */
     private void newMessagesFollowTheBranch() {
         checks++;
@@ -189,6 +204,48 @@ final class Checks {
         List<Run> runs = new ArrayList<>();
         world.storedRuns.keySet().forEach(id -> store.findRun(id).ifPresent(runs::add));
         return runs;
+    }
+
+    /**
+     * Nothing lost, nothing twice, also across restarts and take-overs that re-attached to a streaming run: the
+     * text and thinking a succeeded run's stored log holds are exactly what the runtime sent for it.
+     */
+    private void aSucceededRunHoldsWhatTheRuntimeSentOnce() {
+        checks++;
+        for (Run run : storedRuns()) {
+            if (run.status() != RunStatus.SUCCEEDED) {
+                continue;
+            }
+            List<AgentStreamEvent> sent = world.runtime.sent(run.id());
+            List<AgentStreamEvent> logged = store.readEvents(run.id(), 0, 1_000_000).stream().map(RunEvent::event).toList();
+            boolean compacted = logged.stream().noneMatch(e -> e instanceof AgentStreamEvent.TextDelta
+                    || e instanceof AgentStreamEvent.ThinkingDelta);
+            if (!compacted && !streamedText(sent).equals(streamedText(logged))) {
+                violated("nothing the runtime sent is lost or stored twice", "run " + run.id() + " sent \""
+                        + streamedText(sent) + "\", its log holds \"" + streamedText(logged) + "\" (sent "
+                        + sent.stream().map(AgentStreamEvent::type).toList() + ", logged "
+                        + logged.stream().map(e -> e instanceof AgentStreamEvent.StatusUpdate status
+                                ? "status(" + status.text() + ")" : e.type()).toList() + ")");
+            }
+            String answer = sent.stream().filter(AgentStreamEvent.TextDelta.class::isInstance)
+                    .map(e -> ((AgentStreamEvent.TextDelta) e).delta()).collect(java.util.stream.Collectors.joining());
+            store.findMessage(run.assistantMessageId()).filter(m -> m instanceof AssistantMessage a
+                    && !a.text().equals(answer)).ifPresent(m -> violated("nothing the runtime sent is lost or stored "
+                            + "twice", "run " + run.id() + " sent the answer \"" + answer + "\", its stored answer is \""
+                            + ((AssistantMessage) m).text() + "\""));
+        }
+    }
+
+    private static String streamedText(List<AgentStreamEvent> events) {
+        StringBuilder text = new StringBuilder();
+        for (AgentStreamEvent event : events) {
+            if (event instanceof AgentStreamEvent.TextDelta delta) {
+                text.append(delta.delta());
+            } else if (event instanceof AgentStreamEvent.ThinkingDelta thinking) {
+                text.append('[').append(thinking.delta()).append(']');
+            }
+        }
+        return text.toString();
     }
 
     private void everyStartedRunEndedOnce() {

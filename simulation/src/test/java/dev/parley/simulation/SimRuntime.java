@@ -31,8 +31,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The runtime the simulated engines drive: the "agent" a run talks to, one per simulated world (it outlives a
  * host's restart, as a Bridge would). A run's message names its script ({@code sim:<kind>}, see
- * {@link Script}); the script plays on the runtime's own thread. It records what reached it — every answer and
- * tool result per input, every request with the history it was given — for the checks, and misbehaves on
+ * {@link Script}); the script plays on the runtime's own thread into the run's {@link Journal}, which every
+ * stream of the run reads — the first one and those of hosts that re-attach after a restart
+ * ({@link Capability#REATTACH}), from the resume point they name. As on a Bridge, a host that closes its stream
+ * does not stop the run; a cancel does. It records what reached it — every answer and tool result per input,
+ * every request with the history it was given, every item a run sent — for the checks, and misbehaves on
  * request of the {@link Faults}: an answer that fails or is slow to arrive. Thread-safe.
  */
 final class SimRuntime implements RuntimeAdapter {
@@ -91,6 +94,7 @@ final class SimRuntime implements RuntimeAdapter {
     private final Map<String, String> duplicates = new ConcurrentHashMap<>();
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    private final Map<String, Journal> journals = new ConcurrentHashMap<>();
 
     SimRuntime(VirtualTime time, Faults faults) {
         this.time = time;
@@ -124,6 +128,12 @@ final class SimRuntime implements RuntimeAdapter {
         return forgotten;
     }
 
+    /** Every item run {@code runId} sent, in order (empty if it never started here). */
+    List<AgentStreamEvent> sent(String runId) {
+        Journal journal = journals.get(runId);
+        return journal == null ? List.of() : journal.items();
+    }
+
     /** Ends every script still playing (the simulation is over). */
     void stopAll() {
         players.values().forEach(Player::cancel);
@@ -131,7 +141,8 @@ final class SimRuntime implements RuntimeAdapter {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.CANCEL, Capability.CLARIFY, Capability.APPROVALS, Capability.HOST_TOOLS);
+        return EnumSet.of(Capability.CANCEL, Capability.CLARIFY, Capability.APPROVALS, Capability.HOST_TOOLS,
+                Capability.REATTACH);
     }
 
     @Override
@@ -155,23 +166,70 @@ final class SimRuntime implements RuntimeAdapter {
                 .filter(m -> m.kind().isTopLevel()).map(Message::id).toList();
         received.add(new Received(request, history, retry));
         Script script = Script.of(request.userMessage());
+        Journal journal = new Journal();
+        journals.put(request.runId(), journal);
+        Player player = new Player(request, journal);
+        players.put(request.runId(), player);
+        Thread thread = new Thread(() -> {
+            try {
+                player.play(script);
+                journal.end(null);
+            } catch (Cancelled e) {
+                journal.add(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "cancelled by the runtime"));
+                journal.end(null);
+            } catch (Exception e) {
+                journal.end(e);
+            } finally {
+                players.remove(request.runId(), player);
+            }
+        }, "sim-script-" + request.runId());
+        thread.setDaemon(true);
+        thread.start();
+        return follow(request.runId(), journal, 0);
+    }
+
+    /**
+     * Re-attaches as a Bridge does: the run's items after the resume point (the number of items before it),
+     * then on to its end; a run this runtime never started ends INTERRUPTED at once.
+     */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
+        faults.runtimeCall("reattach");
+        Journal journal = journals.get(request.runId());
+        if (journal == null) {
+            return StreamPublisher.create(emitter -> {
+                emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the runtime does not know the run"));
+                emitter.complete();
+            });
+        }
+        return follow(request.runId(), journal, Integer.parseInt(resumeToken));
+    }
+
+    /** A stream of the journal's items from index {@code from}, each followed by its resume point; on its own thread. */
+    private Flow.Publisher<AgentStreamEvent> follow(String runId, Journal journal, int from) {
         return StreamPublisher.create(16, emitter -> {
-            Player player = new Player(request, emitter);
-            players.put(request.runId(), player);
-            emitter.onCancel(player::cancel);
             Thread thread = new Thread(() -> {
                 try {
-                    player.play(script);
-                    emitter.complete();
-                } catch (Cancelled e) {
-                    emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "cancelled by the runtime"));
-                    emitter.complete();
-                } catch (Exception e) {
-                    emitter.fail(e);
-                } finally {
-                    players.remove(request.runId(), player);
+                    emitter.resumePoint(String.valueOf(from));
+                    for (int next = from; ; next++) {
+                        AgentStreamEvent item = journal.await(next);
+                        if (item == null) {
+                            if (journal.failure() != null) {
+                                emitter.fail(journal.failure());
+                            } else {
+                                emitter.complete();
+                            }
+                            return;
+                        }
+                        if (!emitter.emit(item)) {
+                            return;
+                        }
+                        emitter.resumePoint(String.valueOf(next + 1));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-            }, "sim-script-" + request.runId());
+            }, "sim-stream-" + runId);
             thread.setDaemon(true);
             thread.start();
         });
@@ -244,16 +302,54 @@ final class SimRuntime implements RuntimeAdapter {
     private record Expired(String inputId) {
     }
 
+    /**
+     * Everything one run sent, kept as a Bridge keeps a run's frames: every stream of the run reads from it.
+     * Ends with the script, with the failure its stream reports, or none.
+     */
+    static final class Journal {
+        private final List<AgentStreamEvent> items = new java.util.ArrayList<>();
+        private boolean ended;
+        private @org.jspecify.annotations.Nullable Exception failure;
+
+        synchronized int add(AgentStreamEvent item) {
+            items.add(item);
+            notifyAll();
+            return items.size();
+        }
+
+        synchronized void end(@org.jspecify.annotations.Nullable Exception failure) {
+            this.failure = failure;
+            ended = true;
+            notifyAll();
+        }
+
+        synchronized @org.jspecify.annotations.Nullable Exception failure() {
+            return failure;
+        }
+
+        synchronized List<AgentStreamEvent> items() {
+            return List.copyOf(items);
+        }
+
+        /** Item {@code index}, once sent; null if the run ended before it. */
+        synchronized @org.jspecify.annotations.Nullable AgentStreamEvent await(int index) throws InterruptedException {
+            while (items.size() <= index && !ended) {
+                wait();
+            }
+            return index < items.size() ? items.get(index) : null;
+        }
+    }
+
     /** One run's script, on its own thread. */
     private final class Player {
         private final RunRequest request;
-        private final StreamPublisher.Emitter<AgentStreamEvent> emitter;
+        private final Journal journal;
         private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
         private volatile boolean cancelled;
 
-        Player(RunRequest request, StreamPublisher.Emitter<AgentStreamEvent> emitter) {
+        Player(RunRequest request, Journal journal) {
             this.request = request;
-            this.emitter = emitter;
+            this.journal = journal;
         }
 
         void cancel() {
@@ -261,10 +357,17 @@ final class SimRuntime implements RuntimeAdapter {
             inbox.add("cancel");
         }
 
-        void emit(AgentStreamEvent event) {
-            if (cancelled || !emitter.emit(event)) {
+        /** Sends an item; returns the resume token of the place right after it. */
+        String emit(AgentStreamEvent event) {
+            if (cancelled) {
                 throw new Cancelled();
             }
+            return String.valueOf(journal.add(event));
+        }
+
+        /** The resume token of the place after the next item (a question carries it, as Hermes' do). */
+        String nextToken() {
+            return String.valueOf(journal.items().size() + 1);
         }
 
         void text(String words) {
@@ -284,14 +387,14 @@ final class SimRuntime implements RuntimeAdapter {
                 case CLARIFY -> {
                     Instant deadline = faults.deadline() ? Instant.ofEpochMilli(time.millis() + 400) : null;
                     emit(new AgentStreamEvent.InputRequested(run + ":clarify", "ask-1",
-                            new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false), deadline, null));
+                            new ClarifyRequest("Which city?", List.of("Paris", "Rome"), false), deadline, nextToken()));
                     Object reply = await("ask-1");
                     text(reply instanceof ClarifyReply answer ? "You chose " + answer.answer() + "." : "No answer.");
                 }
                 case ASK_APPROVAL -> {
                     emit(new AgentStreamEvent.InputRequested(run + ":approval", "cmd-1", new ApprovalRequest("terminal",
                             "{\"command\":\"rm -rf /tmp/x\"}", "recursive delete", List.of(ApprovalDecision.ALLOW_ONCE,
-                                    ApprovalDecision.DENY), false), null, null));
+                                    ApprovalDecision.DENY), false), null, nextToken()));
                     Object reply = await("cmd-1");
                     text(reply instanceof ApprovalReply decision ? "Decided: " + decision.decision() + "." : "Expired.");
                 }
