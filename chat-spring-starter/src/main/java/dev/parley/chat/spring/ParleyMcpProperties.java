@@ -13,9 +13,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The MCP servers whose tools the agent may call ({@code parley.mcp.*}), read when {@code chat-mcp} is on the
  * classpath (see the starter's README, "MCP tools", and docs/MCP.md).
  *
- * <p>Servers and their per-tool settings are lists with a {@code name}, not maps keyed by name: Spring drops
- * characters such as {@code _} from map keys that are not bracketed, and MCP tool names (e.g.
- * {@code read_file}) are full of them.
+ * <p>Servers and their per-tool settings are lists with a {@code name}, not maps keyed by name: a name is a
+ * value bound as written and checked with a message naming the property, where Spring reshapes map keys (it
+ * drops characters such as {@code /} from keys that are not bracketed, and a {@code .} splits one); the order
+ * of the servers is the order their tools are offered in. The cost: overriding one server from an
+ * environment variable takes its index ({@code PARLEY_MCP_SERVERS_0_URL}).
  */
 @ConfigurationProperties(prefix = "parley.mcp")
 public class ParleyMcpProperties {
