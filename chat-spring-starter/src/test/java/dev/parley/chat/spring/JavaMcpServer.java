@@ -40,11 +40,11 @@ public final class JavaMcpServer {
         JacksonMcpJsonMapper json = new JacksonMcpJsonMapper(new ObjectMapper());
         Map<String, Object> schema = Map.of("type", "object", "properties",
                 Map.of("message", Map.of("type", "string")));
-        McpSchema.Tool echo = McpSchema.Tool.builder().name("echo").description("Echoes the message")
-                .inputSchema(schema).annotations(new McpSchema.ToolAnnotations(null, true, false, true, false, null))
+        McpSchema.Tool echo = McpSchema.Tool.builder("echo", schema).description("Echoes the message")
+                .annotations(new McpSchema.ToolAnnotations(null, true, false, true, false, null))
                 .build();
-        McpSchema.Tool erase = McpSchema.Tool.builder().name("erase").description("Erases everything")
-                .inputSchema(Map.of("type", "object")).build();
+        McpSchema.Tool erase = McpSchema.Tool.builder("erase", Map.of("type", "object")).description("Erases everything")
+                .build();
         McpServer.sync(new StdioServerTransportProvider(json))
                 .serverInfo("java-test-server", "1.0")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())

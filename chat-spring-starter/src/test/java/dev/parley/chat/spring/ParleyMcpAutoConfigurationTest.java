@@ -123,6 +123,27 @@ class ParleyMcpAutoConfigurationTest {
     }
 
     @Test
+    void closingTheContextEndsTheServersProcess() throws Exception {
+        List<ProcessHandle> started = new ArrayList<>();
+        runner.withPropertyValues(javaServer("local").toArray(String[]::new))
+                .withPropertyValues("parley.mcp.connect-at-start=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    started.addAll(serverProcesses());
+                });
+        assertThat(started).as("the server was started at start-up").isNotEmpty();
+        Await.until(() -> started.stream().noneMatch(ProcessHandle::isAlive), ended -> ended,
+                "the server's process to end");
+    }
+
+    private static List<ProcessHandle> serverProcesses() {
+        return ProcessHandle.current().descendants()
+                .filter(p -> p.info().arguments().map(a -> List.of(a).contains(JavaMcpServer.class.getName()))
+                        .orElse(false))
+                .toList();
+    }
+
+    @Test
     void allowAndDenyListsAndTheHostsAccessDecideWhichToolsARunGets() throws Exception {
         McpAccess notBob = (scope, server, tool) -> !scope.ownerId().equals("bob");
         runner.withPropertyValues(javaServer("local").toArray(String[]::new))
