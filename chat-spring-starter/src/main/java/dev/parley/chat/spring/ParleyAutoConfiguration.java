@@ -4,6 +4,7 @@ import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.HostActionSource;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.spring.internal.CompositeEngineListener;
 import dev.parley.chat.spring.internal.ParleyMetrics;
@@ -29,7 +30,8 @@ import org.springframework.context.annotation.Configuration;
  * the in-memory store is used (with a warning: nothing survives a restart); without a runtime bean there
  * is no engine (set {@code parley.hermes.base-url}, give the application a LangChain4j or Spring AI model bean, or
  * define a {@link RuntimeAdapter}). Every bean backs
- * off when the host defines its own. {@link EngineListener} and {@link HostAction} beans are picked up,
+ * off when the host defines its own. {@link EngineListener}, {@link HostAction} and {@link HostActionSource}
+ * beans (such as the MCP tools of {@code parley.mcp.servers}) are picked up,
  * and a {@link RunCoordinator} bean makes the engine one of several instances on one store.
  */
 @AutoConfiguration(afterName = {
@@ -56,7 +58,7 @@ public class ParleyAutoConfiguration {
     @ConditionalOnBean(RuntimeAdapter.class)
     public ChatEngine chatEngine(RuntimeAdapter runtime, ChatStore store, ParleyProperties properties,
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
-            ObjectProvider<RunCoordinator> coordinator) {
+            ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -65,6 +67,7 @@ public class ParleyAutoConfiguration {
                 .deliveryThreads(properties.getEngine().getDeliveryThreads())
                 .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
         hostActions.orderedStream().forEach(builder::hostAction);
+        hostActionSources.orderedStream().forEach(builder::hostActions);
         if (properties.getEngine().getEventRetention() != null) {
             builder.eventRetention(properties.getEngine().getEventRetention());
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
+import dev.parley.chat.engine.HostActionSource;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.model.Run;
@@ -222,6 +223,26 @@ class ParleyAutoConfigurationTest {
                     assertThat(analysis.getDescription()).contains("X-Parley-Owner").contains("anyone");
                     assertThat(analysis.getAction()).contains("parley.owner.mode=HEADER")
                             .contains("parley.owner.fixed").contains("Spring Security");
+                });
+    }
+
+    @Test
+    void aHostActionSourceBeanDecidesActionsPerRun() {
+        HostAction mine = new HostAction(new HostToolSpec("mine", "only alice's", "{}"), call -> "yours");
+        HostActionSource byOwner = scope -> scope.ownerId().equals("alice") ? List.of(mine) : List.of();
+        ScriptedRuntime scripted = ScriptedRuntime.playing(Scripts.callsHostAction("mine", "{}"));
+        web.withBean(RuntimeAdapter.class, () -> scripted)
+                .withBean(HostActionSource.class, () -> byOwner)
+                .run(context -> {
+                    ChatEngine engine = context.getBean(ChatEngine.class);
+                    String thread = engine.createThread("alice", NewThread.empty()).id();
+                    engine.startRun("alice", thread, StartRun.of("go"));
+                    long deadline = System.currentTimeMillis() + 10_000;
+                    while (scripted.toolResults().isEmpty() && System.currentTimeMillis() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertThat(scripted.requests().get(0).hostTools()).extracting(HostToolSpec::name).containsExactly("mine");
+                    assertThat(scripted.toolResults()).extracting(r -> r.result()).containsExactly("yours");
                 });
     }
 
