@@ -528,6 +528,23 @@ class FailurePathTest extends EngineTestSupport {
     }
 
     /**
+     * A runtime that cannot forget a deleted thread's conversation at the moment (down for a while) is told
+     * again shortly: its data does not stay because of one failed call.
+     */
+    @Test
+    void aRuntimeThatCannotForgetADeletedThreadAtOnceIsToldAgain() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok")).refusingThreadDeletes(2);
+        ChatEngine engine = engine(runtime);
+        dev.parley.chat.model.ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+
+        engine.deleteThread(ALICE, thread.id());
+        assertThat(runtime.deletedConversations()).isEmpty();
+        await(runtime::deletedConversations, keys -> !keys.isEmpty(), "the runtime to be told again");
+        assertThat(runtime.deletedConversations())
+                .containsExactly(dev.parley.chat.runtime.RunRequest.conversationKey(thread.id(), thread.createdAt()));
+    }
+
+    /**
      * Found by the simulation: an answer whose store call took effect although it failed stayed ANSWERED and
      * never reached the runtime; sending it again was REPLAYED without delivering it, and the run waited for
      * good. Now the store is read back, and an answer stored but not delivered while the run waits is

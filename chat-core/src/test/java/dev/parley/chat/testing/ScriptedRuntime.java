@@ -193,6 +193,8 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private final List<String> stoppedOrphans = new CopyOnWriteArrayList<>();
     private volatile @org.jspecify.annotations.Nullable Callable<?> orphanStop;
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger threadDeletesToRefuse =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final List<ClarifyReply> answers = new CopyOnWriteArrayList<>();
     private final List<String> cancels = new CopyOnWriteArrayList<>();
     private final List<ToolResult> toolResults = new CopyOnWriteArrayList<>();
@@ -494,7 +496,16 @@ public final class ScriptedRuntime implements RuntimeAdapter {
 
     @Override
     public void threadDeleted(String conversationKey) {
+        if (threadDeletesToRefuse.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "scripted: the runtime cannot forget now");
+        }
         deletedConversations.add(conversationKey);
+    }
+
+    /** Refuses the next {@code times} {@link #threadDeleted} calls (a runtime that is down for a moment). */
+    public ScriptedRuntime refusingThreadDeletes(int times) {
+        threadDeletesToRefuse.set(times);
+        return this;
     }
 
     public List<String> cancels() {

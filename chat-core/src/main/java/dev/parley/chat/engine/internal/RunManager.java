@@ -48,6 +48,8 @@ public final class RunManager implements RunHost {
     private static final Logger log = LoggerFactory.getLogger(RunManager.class);
     /** The longest a start waits for an ended run to free its thread ({@link #awaitEndingRun}). */
     private static final long ENDING_RUN_WAIT_MILLIS = 5_000;
+    /** How often the runtime is told to forget a deleted thread before that is given up. */
+    private static final int FORGET_ATTEMPTS = 5;
     /** How often a start is tried when other instances keep moving the thread's branch meanwhile. */
     private static final int BRANCH_ATTEMPTS = 5;
 
@@ -302,10 +304,35 @@ public final class RunManager implements RunHost {
     }
 
     private void tellRuntimeDeleted(ChatThread thread) {
+        tellRuntimeDeleted(thread.id(), RunRequest.conversationKey(thread.id(), thread.createdAt()), 1);
+    }
+
+    /**
+     * Tells the runtime to forget a deleted thread's conversation (its files, its remembered approvals). A
+     * runtime that cannot take it now (a Bridge that is down) is told again, after 1, 2, 4 and 8 s, while this
+     * engine runs; the attempts are not stored, so a restart in between ends them (logged as an error, like
+     * the last failed attempt).
+     */
+    private void tellRuntimeDeleted(String threadId, String conversationKey, int attempt) {
         try {
-            ctx.runtime.threadDeleted(RunRequest.conversationKey(thread.id(), thread.createdAt()));
+            ctx.runtime.threadDeleted(conversationKey);
+            return;
         } catch (RuntimeException e) {
-            log.warn("Thread {} is deleted, but the runtime could not forget it: {}", thread.id(), e.toString());
+            if (attempt >= FORGET_ATTEMPTS || isClosing()) {
+                log.error("Thread {} is deleted, but the runtime could not forget it ({} attempts): {}", threadId,
+                        attempt, e.toString());
+                return;
+            }
+            long delaySeconds = 1L << (attempt - 1);
+            log.warn("Thread {} is deleted, but the runtime could not forget it yet ({}); trying again in {} s",
+                    threadId, e.toString(), delaySeconds);
+            try {
+                ctx.timers.schedule(() -> tellRuntimeDeleted(threadId, conversationKey, attempt + 1), delaySeconds,
+                        java.util.concurrent.TimeUnit.SECONDS);
+            } catch (RuntimeException closing) {
+                log.error("Thread {} is deleted, but the runtime could not forget it, and the engine is closing",
+                        threadId);
+            }
         }
     }
 
