@@ -354,6 +354,55 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     /**
+     * Found by the simulation: an answer that reached a closing engine after it had left the waiting run to
+     * the next one was delivered all the same, by an engine that no longer followed the run, and the run
+     * ended twice (once there, once on the next engine). Leaving a run and delivering an answer to it now
+     * exclude each other: the late answer is refused as RUNTIME_UNAVAILABLE and taken back, and the next
+     * engine, which re-attaches, takes it once.
+     */
+    @Test
+    void anAnswerThatReachesAClosingEngineAfterItLeftTheRunIsTakenBackForTheNextEngine() throws Exception {
+        java.util.concurrent.CountDownLatch answerStored = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch engineClosed = new java.util.concurrent.CountDownLatch(1);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("answerInput") && answerStored.getCount() > 0) {
+                answerStored.countDown();
+                engineClosed.await();
+            }
+            return result;
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
+        ChatEngine first = engine(runtime);
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("plan a trip"));
+        awaitRun(first, ticket.runId(), RunStatus.WAITING_FOR_INPUT);
+
+        java.util.concurrent.CompletableFuture<AnswerResult> late = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> first.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome")));
+        answerStored.await();
+        first.close();
+        engineClosed.countDown();
+        assertThat(late).failsWithin(java.time.Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .havingCause().isInstanceOf(dev.parley.chat.ChatException.class)
+                .satisfies(e -> assertThat(((dev.parley.chat.ChatException) e).code())
+                        .isEqualTo(ErrorCode.RUNTIME_UNAVAILABLE));
+        assertThat(runtime.answers()).as("the closing engine handed nothing to the runtime").isEmpty();
+        assertThat(real.findInput(ticket.runId(), "ask-1").orElseThrow().state()).isEqualTo(InputState.PENDING);
+
+        ChatEngine second = engine(runtime);
+        await(runtime::reattachments, list -> !list.isEmpty(), "the re-attachment");
+        assertThat(second.answer(ALICE, ticket.runId(), "ask-1", List.of("Rome"))).isEqualTo(AnswerResult.ACCEPTED);
+        Run done = awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(((AssistantMessage) real.findMessage(done.assistantMessageId()).orElseThrow()).text())
+                .isEqualTo("You chose Rome.");
+        assertThat(runtime.answers()).hasSize(1);
+        assertThat(real.readEvents(ticket.runId(), 0, 100)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+    }
+
+    /**
      * A subscriber still open when its engine closes is told so (it would otherwise wait for good): here one
      * following a run that waits for an answer, which the closing engine leaves for the next one to re-attach.
      * It gets an error saying where to continue, and continues there after a restart.

@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.ErrorCode;
 import dev.parley.chat.engine.HostActionScope;
 import dev.parley.chat.engine.RunState;
 import dev.parley.chat.event.AgentStreamEvent;
@@ -454,7 +455,7 @@ public final class ActiveRun {
      * the stream said where it stands, and no tool the person's browser runs is offered (those tools are not
      * stored, so a re-attached run that called one would wait for good).
      */
-    synchronized boolean followableElsewhere() {
+    private synchronized boolean followableElsewhere() {
         return resume.followable();
     }
 
@@ -463,15 +464,15 @@ public final class ActiveRun {
         return resume.token();
     }
 
+    /** True if the run offers tools the person's browser runs (they live only in this engine's memory). */
+    private boolean offersClientTools() {
+        return !tools.clientTools().isEmpty();
+    }
+
     /**
      * True while a host action or client tool the agent called has no result: such a run cannot be followed
      * after a restart (the result would not reach the runtime).
      */
-    /** True if the run offers tools the person's browser runs (they live only in this engine's memory). */
-    boolean offersClientTools() {
-        return !tools.clientTools().isEmpty();
-    }
-
     boolean runsHostTool() {
         List<String> running = new ArrayList<>();
         synchronized (this) {
@@ -500,8 +501,9 @@ public final class ActiveRun {
      * answer to is not delivered again, whatever the store says (an instance that gave up waiting for a
      * delivery may have reopened it meanwhile).
      *
-     * @throws ChatException CONFLICT if the run already ended or the input is closed; UNSUPPORTED if the
-     *     runtime cannot take answers of this kind; whatever the runtime throws
+     * @throws ChatException CONFLICT if the run already ended or the input is closed; RUNTIME_UNAVAILABLE if
+     *     the engine closed and left the run to the next one; UNSUPPORTED if the runtime cannot take answers
+     *     of this kind; whatever the runtime throws
      */
     Delivery deliverAnswer(PendingInput input, InputAnswer answer) {
         order.lock();
@@ -513,6 +515,10 @@ public final class ActiveRun {
             }
             if (hasEnded() || !isInputPending(input.inputId())) {
                 throw ChatException.conflict("the run no longer waits for this answer");
+            }
+            if (detached) {
+                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
+                        "the engine is closing; send the answer again shortly");
             }
             runLog.showHeld();
             inputs.deliver(input, answer);
@@ -782,6 +788,37 @@ public final class ActiveRun {
      */
     void detach() {
         detached = true;
+        cancelUpstream();
+    }
+
+    /**
+     * The closing engine leaves the run to the next one if that one can follow it from what is stored: it
+     * waits for an answer, or it streams with a resume point stored and no tool call open, and no tool the
+     * person's browser runs is offered. Decided and detached under the run's order lock, so no answer is
+     * delivered in between ({@link #deliverAnswer} refuses once the run is detached): an answer that the
+     * next engine would not know reached the runtime would leave the run waiting for good.
+     *
+     * @return true if the run is detached and left; false if it must be stopped here
+     */
+    boolean leaveForNextEngine() {
+        order.lock();
+        try {
+            RunStatus status = snapshot().status();
+            boolean followable = ctx.can(Capability.REATTACH) && !offersClientTools()
+                    && (status == RunStatus.WAITING_FOR_INPUT
+                            || status == RunStatus.RUNNING && followableElsewhere() && !runsHostTool());
+            if (!followable) {
+                return false;
+            }
+            detached = true;
+        } finally {
+            order.unlock();
+        }
+        cancelUpstream();
+        return true;
+    }
+
+    private void cancelUpstream() {
         Flow.Subscription stream = upstream;
         if (stream != null) {
             cancelQuietly(stream);

@@ -15,7 +15,6 @@ import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
-import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.store.AnswerOutcome;
@@ -650,16 +649,11 @@ public final class RunManager implements RunHost {
             if (run.isFinished()) {
                 continue;
             }
-            Run now = run.snapshot();
-            boolean followable = ctx.can(Capability.REATTACH) && !run.offersClientTools()
-                    && (now.status() == RunStatus.WAITING_FOR_INPUT
-                            || now.status() == RunStatus.RUNNING && run.followableElsewhere() && !run.runsHostTool());
-            if (followable) {
-                run.detach();
+            if (run.leaveForNextEngine()) {
                 leftBehind.add(run.runId());
                 continue;
             }
-            if (now.status() == RunStatus.QUEUED) {
+            if (run.snapshot().status() == RunStatus.QUEUED) {
                 leftBehind.add(run.runId());
                 continue;
             }
