@@ -5,6 +5,7 @@ import dev.parley.chat.agent.internal.AgentRun;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ModelOption;
+import dev.parley.chat.runtime.RunProgress;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
@@ -42,8 +43,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
  * The system prompt is the default one ({@link Builder#systemPrompt}) followed by the chosen skill's
- * ({@link Builder#skills}, {@link Builder#systemPrompts}), a blank line between them. Capabilities: host tools and
- * cancel. Thread-safe.
+ * ({@link Builder#skills}, {@link Builder#systemPrompts}), a blank line between them. Capabilities: host tools,
+ * cancel, and resume: a run waiting for the person's approval of a host action when the host stops is continued
+ * by the next host process from what is stored ({@link #resume}). Thread-safe.
  */
 public final class AgentLoopRuntime implements RuntimeAdapter {
     /** The iteration budget when neither the run nor the builder sets one. */
@@ -74,10 +76,26 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
     @Override
     public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+        return play(request, null);
+    }
+
+    /**
+     * Continues a run a previous host process left waiting for the results of its tool calls: the loop is
+     * rebuilt from the stored steps (each call shown to the model under its execution id, the answer's text
+     * so far with the first call), waits for the open calls' results, and goes on; the model calls already
+     * made count towards the iteration budget.
+     */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> resume(RunRequest request, RunProgress progress) {
+        Objects.requireNonNull(progress, "progress");
+        return play(request, progress);
+    }
+
+    private Flow.Publisher<AgentStreamEvent> play(RunRequest request, @Nullable RunProgress resumed) {
         return StreamPublisher.create(64, emitter -> {
             String system = join(systemPrompt, request.skill() == null ? null : systemPrompts.apply(request.skill()));
             int budget = request.maxIterations() != null ? request.maxIterations() : maxIterations;
-            AgentRun run = new AgentRun(client, request, system, budget, emitter);
+            AgentRun run = new AgentRun(client, request, system, budget, emitter, resumed);
             runs.put(request.runId(), run);
             emitter.onCancel(run::cancel);
             executor.execute(() -> {
@@ -92,7 +110,7 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.HOST_TOOLS, Capability.CANCEL);
+        return EnumSet.of(Capability.HOST_TOOLS, Capability.CANCEL, Capability.RESUME);
     }
 
     @Override

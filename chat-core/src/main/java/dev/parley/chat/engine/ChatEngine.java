@@ -94,9 +94,11 @@ import org.slf4j.LoggerFactory;
  * Subscribers ({@link #subscribe}) come and go freely: leaving never affects a run. After a restart, a
  * new engine on the same store re-attaches to the runs the runtime carried on when it can
  * ({@link Capability#REATTACH}) — a run that streamed from where its stored events reach, with nothing
- * missing or repeated, a run waiting for an answer still answerable —, stops the other active runs in the
- * runtime ({@link Capability#CANCEL}) and marks them INTERRUPTED, and restarts QUEUED runs. Queued runs of a
- * thread start in the order they arrived.
+ * missing or repeated, a run waiting for an answer still answerable —, continues from the store a run of a
+ * runtime that keeps nothing across processes ({@link Capability#RESUME}: the agent loop) when it waited only
+ * for the person's approvals of host actions (the same approvals stay pending, nothing is asked again, each
+ * approved action runs once), stops the other active runs in the runtime ({@link Capability#CANCEL}) and
+ * marks them INTERRUPTED, and restarts QUEUED runs. Queued runs of a thread start in the order they arrived.
  *
  * <h2>Every started run ends</h2>
  * A run that started — its {@code run_started} is logged — reaches exactly one terminal event and frees its

@@ -24,5 +24,11 @@ public enum Capability {
      * answer, and one that streams, from the last position its stream reported
      * ({@link ResumableSubscriber}): {@link RuntimeAdapter#reattach(RunRequest, String)}.
      */
-    REATTACH
+    REATTACH,
+    /**
+     * A run the runtime does not carry across host processes (it keeps nothing: a loop inside the host) can be
+     * continued from what is stored after the host restarted, when it was waiting for the results of host
+     * actions the person had not approved yet: {@link RuntimeAdapter#resume(RunRequest, RunProgress)}.
+     */
+    RESUME
 }

@@ -114,6 +114,18 @@ public interface RuntimeAdapter {
     }
 
     /**
+     * Continues, from what is stored, a run a previous host process was following when it stopped
+     * ({@link Capability#RESUME}); the engine does so only for a run that was waiting for the results of
+     * host actions whose approval the person had not given yet. The stream carries on from {@code progress}:
+     * it emits nothing of it again and makes none of its calls again; it waits for the result of each of
+     * {@link RunProgress#openCalls()} ({@link #submitToolResult}), then goes on to the run's end. Results
+     * may arrive as soon as the stream is subscribed to.
+     */
+    default Flow.Publisher<AgentStreamEvent> resume(RunRequest request, RunProgress progress) {
+        throw ChatException.unsupported("this runtime cannot continue runs from the store");
+    }
+
+    /**
      * Stops a run that a previous host process left going in the runtime and that the engine cannot follow
      * any more ({@link Capability#CANCEL}): the runtime cannot re-attach to it, or nothing says where to
      * re-attach. The engine then ends the run INTERRUPTED, and the runtime must not finish the turn on its

@@ -215,12 +215,15 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         this.capabilities = capabilities;
     }
 
-    /** A runtime with every capability that plays the script chosen per request. */
+    /**
+     * A runtime that plays the script chosen per request, with every capability but {@link Capability#RESUME}
+     * (it carries its runs itself, as a Bridge does).
+     */
     public static ScriptedRuntime of(Function<RunRequest, Script> scripts) {
-        return new ScriptedRuntime(scripts, EnumSet.allOf(Capability.class));
+        return new ScriptedRuntime(scripts, EnumSet.complementOf(EnumSet.of(Capability.RESUME)));
     }
 
-    /** A runtime with every capability that plays one script for every run. */
+    /** A runtime with the capabilities of {@link #of} that plays one script for every run. */
     public static ScriptedRuntime playing(Script script) {
         return of(request -> script);
     }

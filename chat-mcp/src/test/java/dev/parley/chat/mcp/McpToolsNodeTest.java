@@ -1,10 +1,7 @@
 package dev.parley.chat.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.parley.chat.ChatException;
-import dev.parley.chat.ErrorCode;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.agent.ModelMessage;
 import dev.parley.chat.engine.ChatEngine;
@@ -15,7 +12,6 @@ import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.input.ApprovalAnswer;
 import dev.parley.chat.input.ApprovalDecision;
 import dev.parley.chat.input.ApprovalRequest;
-import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.ResultMessage;
@@ -312,12 +308,12 @@ class McpToolsNodeTest {
     }
 
     /**
-     * An approval the engine asked does not outlive its host (the agent loop's turn lives in memory): after a
-     * restart the run ends INTERRUPTED and its approval is withdrawn, not asked again, and the tool never
-     * runs. Asked again in a new run, it runs once on the answer.
+     * An approval the engine asked outlives its host: after a restart the run still waits for the same
+     * approval (nothing is asked again, nothing ran); answered on the next process, the tool runs once and the
+     * loop goes on from where it was.
      */
     @Test
-    void aRestartWhileAnMcpApprovalWaitsAsksNothingAgainAndRunsNothingTheNewRunRunsItOnce() throws Exception {
+    void aRestartWhileAnMcpApprovalWaitsAsksNothingAgainAndRunsTheToolOnceAfterTheAnswer() throws Exception {
         Path file = dir.resolve("after-restart.txt");
         String write = "fs__write_file {\"path\":\"" + file + "\",\"content\":\"once\"}";
         McpTools firstTools = McpTools.builder().server(McpTestServers.filesystem("fs", dir)).build();
@@ -330,20 +326,19 @@ class McpToolsNodeTest {
 
         try (McpTools tools = McpTools.builder().server(McpTestServers.filesystem("fs", dir)).build();
                 ChatEngine second = engine(tools)) {
-            assertThat(awaitEnd(second, ALICE, runId).status()).isEqualTo(RunStatus.INTERRUPTED);
-            assertThat(second.state(ALICE, runId).pendingInputs()).as("nothing is asked again").isEmpty();
-            assertThat(store.findInput(runId, inputId).orElseThrow().state()).isEqualTo(InputState.CANCELLED);
-            assertThatThrownBy(() -> second.answer(ALICE, runId, inputId, ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE)))
-                    .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT));
-            assertThat(file).as("the withdrawn call never ran").doesNotExist();
-
-            String again = second.startRun(ALICE, threadId, StartRun.of(write)).runId();
-            second.answer(ALICE, again, awaitApproval(second, again).inputId(), ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE));
-            Run run = awaitEnd(second, ALICE, again);
+            assertThat(second.state(ALICE, runId).pendingInputs()).extracting(PendingInput::inputId)
+                    .as("the same approval, not asked again").containsExactly(inputId);
+            assertThat(file).as("nothing ran before the answer").doesNotExist();
+            second.answer(ALICE, runId, inputId, ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE));
+            Run run = awaitEnd(second, ALICE, runId);
             assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
             assertThat(Files.readString(file)).isEqualTo("once");
-            assertThat(store.listStepMessagesAfter(again, null, 100)).filteredOn(ResultMessage.class::isInstance)
+            assertThat(store.listStepMessagesAfter(runId, null, 100)).filteredOn(ResultMessage.class::isInstance)
                     .as("one execution, one result").hasSize(1);
+            assertThat(store.readEvents(runId, 0, 1_000)).filteredOn(e -> e.type().equals("input_requested"))
+                    .as("asked once, by the first process").hasSize(1);
+            assertThat(ScriptedTurns.lastResults(model)).singleElement()
+                    .satisfies(r -> assertThat(r.result()).contains("Successfully wrote"));
         }
     }
 

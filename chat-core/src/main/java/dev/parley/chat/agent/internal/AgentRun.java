@@ -13,6 +13,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.runtime.HostToolSpec;
+import dev.parley.chat.runtime.RunProgress;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.StreamPublisher;
 import dev.parley.chat.runtime.ToolResult;
@@ -57,14 +58,21 @@ public final class AgentRun {
     private final Set<String> executionIds = new HashSet<>();
     private boolean wroteText;
 
+    private final @Nullable RunProgress resumed;
+
+    /**
+     * @param resumed what the run did before the host restarted, when it is continued from the store: the
+     *     loop goes on from there, waiting for the results of its open calls; null for a new run
+     */
     public AgentRun(ModelClient client, RunRequest request, @Nullable String systemPrompt, int budget,
-            StreamPublisher.Emitter<AgentStreamEvent> out) {
+            StreamPublisher.Emitter<AgentStreamEvent> out, @Nullable RunProgress resumed) {
         this.client = client;
         this.request = request;
         this.systemPrompt = systemPrompt;
         this.budget = budget;
         this.out = out;
         this.offered = request.hostTools().stream().map(HostToolSpec::name).collect(Collectors.toSet());
+        this.resumed = resumed;
     }
 
     /**
@@ -95,8 +103,28 @@ public final class AgentRun {
     private void loop() {
         List<ModelMessage> messages = new ArrayList<>(Conversations.toModel(request.history().messages()));
         messages.add(new ModelMessage.User(request.userMessage()));
-        TokenUsage total = null;
-        for (int call = 1; ; call++) {
+        int firstCall = 1;
+        if (resumed != null) {
+            Conversations.Resumed before = Conversations.resumed(resumed);
+            executionIds.addAll(before.executionIds());
+            wroteText = !resumed.text().isEmpty();
+            messages.addAll(before.messages());
+            if (!before.lastCalls().isEmpty()) {
+                before.lastResults().forEach((id, result) -> toolResult(
+                        new ToolResult(request.runId(), id, result.result(), result.error())));
+                List<ModelMessage> answered = awaitResults(before.lastCalls(),
+                        before.lastCalls().stream().map(ToolCall::id).toList());
+                if (answered == null) {
+                    endCancelled();
+                    return;
+                }
+                messages.add(new ModelMessage.Assistant(before.lastText(), before.lastCalls()));
+                messages.addAll(answered);
+            }
+            firstCall = before.modelCalls() + 1;
+        }
+        TokenUsage total = resumed != null ? resumed.usage() : null;
+        for (int call = firstCall; ; call++) {
             if (cancelled.isDone()) {
                 endCancelled();
                 return;
@@ -272,9 +300,18 @@ public final class AgentRun {
                 toolResult(new ToolResult(request.runId(), executionId, error, true));
             }
         }
+        return awaitResults(calls, executions);
+    }
+
+    /**
+     * Waits for the engine's result of each call (handed to it under the execution id at the same index), and
+     * returns them in call order under the model's ids; null if the run was cancelled meanwhile.
+     */
+    private @Nullable List<ModelMessage> awaitResults(List<ToolCall> calls, List<String> executions) {
         List<ModelMessage> answered = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
-            CompletableFuture<ToolResult> result = results.get(executions.get(i));
+            CompletableFuture<ToolResult> result = results.computeIfAbsent(executions.get(i),
+                    id -> new CompletableFuture<>());
             CompletableFuture.anyOf(result, cancelled).join();
             if (cancelled.isDone()) {
                 return null;

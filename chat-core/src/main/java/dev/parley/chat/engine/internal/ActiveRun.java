@@ -95,6 +95,8 @@ public final class ActiveRun {
     private volatile boolean cancelRequested;
     private volatile boolean finished;
     private volatile boolean detached;
+    /** Recovered to be continued from the store, and not yet followed: answers wait until it is. */
+    private volatile boolean awaitingResume;
     private volatile boolean abandoned;
     /** The run's thread was deleted: nothing of it is stored any more, its end is shown as it is. */
     private volatile boolean threadDeleted;
@@ -288,6 +290,45 @@ public final class ActiveRun {
                     tools.hostActions().values(), tools.clientTools());
             continuesSession = prepared.continuesSession();
             ctx.runtime.reattach(prepared.request(), resumeToken).subscribe(new RuntimeStream(ctx, this));
+        });
+    }
+
+    /**
+     * After a restart, for a runtime that continues runs from the store ({@link Capability#RESUME}): if the run
+     * waits only for approvals the engine asked (of {@code pending}, as stored), each is waited for again and
+     * the run is to be continued with {@link #resumeFromStore}. Called before the run is shared.
+     *
+     * @return false (nothing done) if the run cannot be continued so
+     */
+    boolean awaitApprovalsAgain(List<PendingInput> pending) {
+        List<Message> messages = messages();
+        if (!ctx.can(Capability.RESUME)
+                || !RunResumption.waitsOnlyForEngineApprovals(messages, pending, tools.hostActions())) {
+            return false;
+        }
+        RunResumption.openCalls(messages).forEach(tools::awaitApprovalAgain);
+        awaitingResume = true;
+        return true;
+    }
+
+    /**
+     * Continues the run in the runtime from what is stored ({@link #awaitApprovalsAgain}). Under the order
+     * lock, so that no answer is delivered before the runtime's stream is there to take its result.
+     */
+    void resumeFromStore() {
+        guarded(() -> {
+            order.lock();
+            try {
+                RuntimeRequests.Prepared prepared = RuntimeRequests.prepare(ctx, snapshot(), initialMessages,
+                        tools.hostActions().values(), tools.clientTools());
+                continuesSession = prepared.continuesSession();
+                Run now = snapshot();
+                ctx.runtime.resume(prepared.request(), RunResumption.progress(messages(), run.assistantMessageId(),
+                        now.usage())).subscribe(new RuntimeStream(ctx, this));
+                awaitingResume = false;
+            } finally {
+                order.unlock();
+            }
         });
     }
 
@@ -519,6 +560,10 @@ public final class ActiveRun {
             if (detached) {
                 throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE,
                         "the engine is closing; send the answer again shortly");
+            }
+            if (awaitingResume) {
+                throw new ChatException(ErrorCode.RUNTIME_UNAVAILABLE, "the run is not followed yet (it is being "
+                        + "recovered after a restart); send the answer again shortly");
             }
             runLog.showHeld();
             inputs.deliver(input, answer);
@@ -804,9 +849,11 @@ public final class ActiveRun {
         order.lock();
         try {
             RunStatus status = snapshot().status();
-            boolean followable = ctx.can(Capability.REATTACH) && !offersClientTools()
+            boolean followable = !offersClientTools() && (ctx.can(Capability.REATTACH)
                     && (status == RunStatus.WAITING_FOR_INPUT
-                            || status == RunStatus.RUNNING && followableElsewhere() && !runsHostTool());
+                            || status == RunStatus.RUNNING && followableElsewhere() && !runsHostTool())
+                    || ctx.can(Capability.RESUME) && status == RunStatus.WAITING_FOR_INPUT
+                            && waitsOnlyForEngineApprovals());
             if (!followable) {
                 return false;
             }
@@ -816,6 +863,16 @@ public final class ActiveRun {
         }
         cancelUpstream();
         return true;
+    }
+
+    private boolean waitsOnlyForEngineApprovals() {
+        List<Message> messages;
+        List<PendingInput> pending;
+        synchronized (this) {
+            messages = reducer.messages();
+            pending = reducer.pendingInputs();
+        }
+        return RunResumption.waitsOnlyForEngineApprovals(messages, pending, tools.hostActions());
     }
 
     private void cancelUpstream() {

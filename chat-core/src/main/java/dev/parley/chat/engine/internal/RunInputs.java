@@ -63,6 +63,14 @@ final class RunInputs {
         run.ingest(request);
     }
 
+    /**
+     * After a restart: an input the engine asked before the host stopped, still pending in the store, is
+     * waited for again without asking it again; {@code then} runs once it is resolved.
+     */
+    void awaitAgain(String inputId, Continuation then) {
+        askedByEngine.put(inputId, then);
+    }
+
     /** An input was logged: its deadline, if any, starts. */
     void requested(String inputId, @Nullable Instant deadline) {
         if (deadline == null) {

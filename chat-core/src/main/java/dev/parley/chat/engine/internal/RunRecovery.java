@@ -20,11 +20,14 @@ import org.slf4j.LoggerFactory;
  * store. Where the runtime can re-attach, a run is followed again from its stored resume point — the place
  * in the runtime's stream its stored events reach ({@link ResumeTracker}), so that its log goes on without a
  * gap or a repeat — whether it streamed or waited for an answer the runtime asked (one waiting without a
- * stored point, from its input's resume token). A run that cannot be followed is stopped in the runtime,
- * then ends INTERRUPTED, so that the runtime does not finish a turn Parley shows cut off: the runtime cannot
- * re-attach, no point was stored, a tool the host side answers was running, it waits only for inputs the
- * engine asked (their continuation died with the process), or it waited and its answer was accepted but
- * never logged (whether it reached the runtime is unknown). QUEUED runs are queued again. A run whose reads
+ * stored point, from its input's resume token). A run of a runtime that keeps nothing across processes
+ * ({@code Capability.RESUME}) that waited only for approvals the engine asked is continued from the store
+ * ({@link RunResumption}): the approvals are waited for again, not asked again. A run that cannot be followed
+ * is stopped in the runtime, then ends INTERRUPTED, so that the runtime does not finish a turn Parley shows
+ * cut off: the runtime cannot re-attach, no point was stored, a tool the host side answers was running, it
+ * waits only for inputs the engine asked and the runtime cannot continue from the store (their
+ * continuation died with the process), or it waited and its answer was accepted but never logged (whether
+ * it reached the runtime is unknown). QUEUED runs are queued again. A run whose reads
  * fail is tried again shortly, so that no run stays active in the store for good. Thread-safe.
  */
 final class RunRecovery {
@@ -138,6 +141,8 @@ final class RunRecovery {
 
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
+        boolean resumable = run.status() == RunStatus.WAITING_FOR_INPUT && waiting.isEmpty()
+                && active.awaitApprovalsAgain(pending);
         boolean start;
         synchronized (ctx.lanes) {
             if (manager.isClosing() || ctx.activeRuns.containsKey(run.id())) {
@@ -161,6 +166,12 @@ final class RunRecovery {
             if (start) {
                 manager.launch(active);
             }
+            return;
+        }
+        if (resumable) {
+            log.info("Run {} waits for the person's approval of a host action; continuing it from the store", run.id());
+            active.resumeDeadlines(pending);
+            active.resumeFromStore();
             return;
         }
         boolean followable = ctx.can(Capability.REATTACH) && point.map(StoreBatch.ResumePoint::followable).orElse(true);

@@ -143,26 +143,50 @@ final class ToolRunner {
         ApprovalRequest request = new ApprovalRequest(call.name(), call.arguments(), describe(call, approval),
                 decisions, approval.argumentsEditable());
         run.inputs().ask(new AgentStreamEvent.InputRequested(run.runId() + ":approval:" + call.executionId(),
-                "approval:" + call.executionId(), request, deadline, null), new RunInputs.Continuation() {
-                    @Override
-                    public void answered(InputAnswer answer) {
-                        ApprovalAnswer decided = (ApprovalAnswer) answer;
-                        if (!decided.decision().allows()) {
-                            returnResult(call, "the person denied this call of " + call.name(), true);
-                            return;
-                        }
-                        if (decided.decision() == ApprovalDecision.ALLOW_FOR_THREAD) {
-                            remember(call.name());
-                        }
-                        execute(call, action, decided.editedArguments() != null ? decided.editedArguments()
-                                : call.arguments());
-                    }
+                approvalInputId(call.executionId()), request, deadline, null), afterApproval(call, action));
+    }
 
-                    @Override
-                    public void expired() {
-                        returnResult(call, "the call of " + call.name() + " was not approved in time", true);
-                    }
-                });
+    /** The id of the approval the engine asks before running the host action called as {@code executionId}. */
+    static String approvalInputId(String executionId) {
+        return "approval:" + executionId;
+    }
+
+    /**
+     * After a restart: the approval the engine asked before the host stopped is still pending; it is waited
+     * for again (nothing is asked again), and the action runs once it is allowed.
+     *
+     * @return false if {@code call} is not a host action this engine knows
+     */
+    boolean awaitApprovalAgain(ActionExecutionMessage call) {
+        HostAction action = hostActions().get(call.name());
+        if (action == null) {
+            return false;
+        }
+        run.inputs().awaitAgain(approvalInputId(call.executionId()), afterApproval(call, action));
+        return true;
+    }
+
+    private RunInputs.Continuation afterApproval(ActionExecutionMessage call, HostAction action) {
+        return new RunInputs.Continuation() {
+            @Override
+            public void answered(InputAnswer answer) {
+                ApprovalAnswer decided = (ApprovalAnswer) answer;
+                if (!decided.decision().allows()) {
+                    returnResult(call, "the person denied this call of " + call.name(), true);
+                    return;
+                }
+                if (decided.decision() == ApprovalDecision.ALLOW_FOR_THREAD) {
+                    remember(call.name());
+                }
+                execute(call, action, decided.editedArguments() != null ? decided.editedArguments()
+                        : call.arguments());
+            }
+
+            @Override
+            public void expired() {
+                returnResult(call, "the call of " + call.name() + " was not approved in time", true);
+            }
+        };
     }
 
     private boolean approvedForThread(String name) {
