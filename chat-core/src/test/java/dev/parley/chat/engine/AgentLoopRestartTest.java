@@ -20,6 +20,8 @@ import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
 import dev.parley.chat.testing.EventCollector;
+import dev.parley.chat.testing.FailingStore;
+import dev.parley.chat.testing.InProcessCoordinators;
 import dev.parley.chat.testing.ScriptedModel;
 import java.time.Duration;
 import java.util.List;
@@ -140,6 +142,63 @@ class AgentLoopRestartTest {
                         new ToolCall("b", "refund", "{\"order\":1}"))),
                 new ModelMessage.ToolResult("a", "lookup_order", "shipped", false),
                 new ModelMessage.ToolResult("b", "refund", "refunded", false));
+    }
+
+    /**
+     * With several instances, the one that takes a dead instance's run over after its lease continues it the
+     * same way: the approval asked on the dead instance is answered on the live one, and the action runs once.
+     */
+    @Test
+    void anotherInstanceTakesOverARunWaitingForAnApprovalAndRunsTheActionOnceAfterTheAnswer() {
+        try (InProcessCoordinators hub = new InProcessCoordinators()) {
+            FailingStore storeOfA = new FailingStore(store);
+            ChatEngine a = ChatEngine.builder().store(storeOfA.store())
+                    .runtime(AgentLoopRuntime.builder(ScriptedModel.replying(
+                            reply().toolCall(0, "x", "refund", "{\"order\":3}"))).build())
+                    .hostAction(refundAsking())
+                    .coordinator(hub.join("a")).leaseTimeout(Duration.ofMillis(900)).build();
+            engines.add(a);
+            ScriptedModel onB = ScriptedModel.replying(reply().text("Refunded."));
+            ChatEngine b = ChatEngine.builder().store(store).runtime(AgentLoopRuntime.builder(onB).build())
+                    .hostAction(refundAsking())
+                    .coordinator(hub.join("b")).leaseTimeout(Duration.ofMillis(900)).build();
+            engines.add(b);
+            String threadId = a.createThread(ALICE, NewThread.empty()).id();
+            RunTicket ticket = a.startRun(ALICE, threadId, StartRun.of("refund order 3"));
+            PendingInput asked = awaitApproval(a, ticket.runId());
+
+            storeOfA.kill();
+            hub.disconnect("a");
+            Await.until(() -> store.findLease(ticket.runId()).map(lease -> lease.instanceId()).orElse(""),
+                    "b"::equals, "instance b to take the run over");
+            Await.until(() -> tryAnswer(b, ticket.runId(), asked.inputId()), accepted -> accepted,
+                    "the answer to be taken once b follows the run");
+            awaitRun(b, ticket.runId(), RunStatus.SUCCEEDED);
+            assertThat(refunds).containsExactly("{\"order\":3}");
+            assertThat(eventsOfType(ticket.runId(), AgentStreamEvent.InputRequested.TYPE)).isEqualTo(1);
+            assertThat(onB.requests()).singleElement().satisfies(request -> assertThat(request.messages()).last()
+                    .isEqualTo(new ModelMessage.ToolResult("x", "refund", "refunded", false)));
+        }
+    }
+
+    private HostAction refundAsking() {
+        return new HostAction(new HostToolSpec("refund", "Refunds an order", "{}"), call -> {
+            refunds.add(call.arguments());
+            return "refunded";
+        }, HostActionApproval.always(call -> "Refunds an order"));
+    }
+
+    /** True once the answer is taken; false while the run is not followed yet (RUNTIME_UNAVAILABLE). */
+    private static boolean tryAnswer(ChatEngine engine, String runId, String inputId) {
+        try {
+            return engine.answer(ALICE, runId, inputId, ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE))
+                    == AnswerResult.ACCEPTED;
+        } catch (dev.parley.chat.ChatException e) {
+            if (e.code() != dev.parley.chat.ErrorCode.RUNTIME_UNAVAILABLE) {
+                throw e;
+            }
+            return false;
+        }
     }
 
     /** The approval's deadline still holds after the restart: it expires, and the model reads why. */
