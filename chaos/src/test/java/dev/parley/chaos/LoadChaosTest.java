@@ -55,7 +55,7 @@ class LoadChaosTest {
         long seed = Chaos.seed(1707);
         Random random = new Random(seed);
         int runs = Chaos.size(100, 500);
-        int seconds = Chaos.size(15, 60);
+        int seconds = Chaos.size(8, 60);
         int events = EVENTS_PER_SECOND * seconds;
         Path file = Paths.get("target", "chaos-load-" + UUID.randomUUID() + ".db");
         ScheduledExecutorService ticks = Executors.newScheduledThreadPool(4);
