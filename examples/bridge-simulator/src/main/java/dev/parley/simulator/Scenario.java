@@ -26,8 +26,9 @@ public enum Scenario {
     /** A plain answer during which Hermes' session id rotates ({@code session_rotated}). Word: rotate. */
     ROTATE,
     /**
-     * Calls a host tool the run offers — the one whose name the message mentions, else the first — and waits for
-     * its result. Words: host tool, action.
+     * Calls a host tool the run offers — the one whose name the message mentions, else the first — with the JSON
+     * object the message holds as its arguments (else {@code {"input": <message>}}), and waits for its result.
+     * Words: host tool, action.
      */
     HOST_TOOL,
     /**

@@ -221,7 +221,7 @@ public final class Agent implements Runnable {
         pace();
         String callId = Ids.next("h");
         ObjectNode call = node().put("toolCallId", callId).put("toolName", tool)
-                .<ObjectNode>set("args", node().put("input", clip(run.userMessage(), 200))).put("preview", tool);
+                .<ObjectNode>set("args", argumentsIn(run.userMessage())).put("preview", tool);
         run.callHostTool(callId, call);
         SimRun.ToolOutcome outcome = run.awaitToolResult(callId);
         emit("tool_result", node().put("toolCallId", callId).put("toolName", tool).put("result", outcome.result())
@@ -319,10 +319,30 @@ public final class Agent implements Runnable {
     }
 
     /** The first offered tool whose name the message contains (ignoring case), else the first offered. */
+    /** The longest offered name the message mentions (so {@code read_text_file} beats {@code read}), else the first. */
     private static String toolNamedIn(String message, List<String> offered) {
         String text = message.toLowerCase(java.util.Locale.ROOT);
-        return offered.stream().filter(name -> text.contains(name.toLowerCase(java.util.Locale.ROOT))).findFirst()
-                .orElse(offered.get(0));
+        return offered.stream().filter(name -> text.contains(name.toLowerCase(java.util.Locale.ROOT)))
+                .max(java.util.Comparator.comparingInt(String::length)).orElse(offered.get(0));
+    }
+
+    /**
+     * The call's arguments: the JSON object the message holds (from its first {@code {} to its last
+     * {@code }}), so a person can call any tool with the arguments it needs; else {@code {"input": message}}.
+     */
+    private static ObjectNode argumentsIn(String message) {
+        int open = message.indexOf('{');
+        int close = message.lastIndexOf('}');
+        if (open >= 0 && close > open) {
+            try {
+                if (JSON.readTree(message.substring(open, close + 1)) instanceof ObjectNode given) {
+                    return given;
+                }
+            } catch (com.fasterxml.jackson.core.JsonProcessingException notJson) {
+                // not an object: the message itself is the input
+            }
+        }
+        return node().put("input", clip(message, 200));
     }
 
     // ------------------------------------------------------------------ frames
