@@ -11,6 +11,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
+import dev.parley.chat.runtime.RunProgress;
 import dev.parley.chat.runtime.RunRequest;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.StreamPublisher;
@@ -33,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * host's restart, as a Bridge would). A run's message names its script ({@code sim:<kind>}, see
  * {@link Script}); the script plays on the runtime's own thread into the run's {@link Journal}, which every
  * stream of the run reads — the first one and those of hosts that re-attach after a restart
- * ({@link Capability#REATTACH}), from the resume point they name. As on a Bridge, a host that closes its stream
+ * ({@link Capability#REATTACH}), from the resume point they name, and those that continue a run from the store
+ * ({@link Capability#RESUME}), from its end. As on a Bridge, a host that closes its stream
  * does not stop the run; a cancel does. It records what reached it — every answer and tool result per input,
  * every request with the history it was given, every item a run sent — for the checks, and misbehaves on
  * request of the {@link Faults}: an answer that fails or is slow to arrive. Thread-safe.
@@ -142,7 +144,7 @@ final class SimRuntime implements RuntimeAdapter {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.CANCEL, Capability.CLARIFY, Capability.APPROVALS, Capability.HOST_TOOLS,
-                Capability.REATTACH);
+                Capability.REATTACH, Capability.RESUME);
     }
 
     @Override
@@ -203,6 +205,25 @@ final class SimRuntime implements RuntimeAdapter {
             });
         }
         return follow(request.runId(), journal, Integer.parseInt(resumeToken));
+    }
+
+    /**
+     * Continues a run from what the host stored, as the agent loop does after a restart: the engine asks this
+     * of a run that waited only for approvals it asked. The script still waits for those results, so nothing
+     * it sent is sent again: the stream goes on from the journal's end. A run this runtime never started ends
+     * INTERRUPTED at once.
+     */
+    @Override
+    public Flow.Publisher<AgentStreamEvent> resume(RunRequest request, RunProgress progress) {
+        faults.runtimeCall("resume");
+        Journal journal = journals.get(request.runId());
+        if (journal == null) {
+            return StreamPublisher.create(emitter -> {
+                emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the runtime does not know the run"));
+                emitter.complete();
+            });
+        }
+        return follow(request.runId(), journal, journal.items().size());
     }
 
     /** A stream of the journal's items from index {@code from}, each followed by its resume point; on its own thread. */
