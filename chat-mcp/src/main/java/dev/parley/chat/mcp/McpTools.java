@@ -16,6 +16,7 @@ import dev.parley.chat.mcp.internal.ToolNames;
 import dev.parley.chat.runtime.HostToolSpec;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -24,6 +25,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The tools of MCP servers as Parley host actions: register with
@@ -40,8 +47,8 @@ import java.util.Set;
  * {@link Builder#connectAtStart} is set. A server that cannot be reached offers no tools until it can (tried
  * again in the background when a run asks, after 1 s, doubling to 30 s); a server that fails after it was
  * reached keeps offering its last known tools, whose calls fail with a clear error until it is back (a stdio
- * server's process is started again on the next call). Roots, sampling and elicitation are not offered to
- * servers.
+ * server's process is started again on the next call, or by the health check, {@link Builder#healthCheckInterval},
+ * whichever comes first). Roots, sampling and elicitation are not offered to servers.
  *
  * <p>Thread-safe.
  */
@@ -50,9 +57,12 @@ public final class McpTools implements HostActionSource, AutoCloseable {
     private static final TypeReference<Map<String, Object>> ARGUMENTS = new TypeReference<>() {
     };
 
+    private static final Logger log = LoggerFactory.getLogger(McpTools.class);
+
     private final List<ServerConnection> servers;
     private final McpAccess access;
     private final int maxResultChars;
+    private final @Nullable ScheduledExecutorService healthChecks;
 
     private McpTools(Builder b) {
         List<ServerConnection> connections = new ArrayList<>();
@@ -64,6 +74,27 @@ public final class McpTools implements HostActionSource, AutoCloseable {
         this.maxResultChars = b.maxResultChars;
         if (b.connectAtStart) {
             servers.forEach(ServerConnection::refresh);
+        }
+        if (b.healthCheckInterval.isZero() || servers.isEmpty()) {
+            healthChecks = null;
+        } else {
+            healthChecks = Executors.newSingleThreadScheduledExecutor(task -> {
+                Thread thread = new Thread(task, "parley-mcp-health");
+                thread.setDaemon(true);
+                return thread;
+            });
+            long millis = b.healthCheckInterval.toMillis();
+            healthChecks.scheduleWithFixedDelay(this::checkHealth, millis, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void checkHealth() {
+        for (ServerConnection connection : servers) {
+            try {
+                connection.checkHealth();
+            } catch (RuntimeException e) {
+                log.warn("MCP server {}: the health check failed", connection.server().name(), e);
+            }
         }
     }
 
@@ -149,9 +180,12 @@ public final class McpTools implements HostActionSource, AutoCloseable {
         return tool.annotations() != null && Boolean.TRUE.equals(tool.annotations().readOnlyHint());
     }
 
-    /** Closes every server's connection (stdio processes end). Idempotent. */
+    /** Stops the health checks and closes every server's connection (stdio processes end). Idempotent. */
     @Override
     public void close() {
+        if (healthChecks != null) {
+            healthChecks.shutdownNow();
+        }
         servers.forEach(ServerConnection::close);
     }
 
@@ -168,12 +202,15 @@ public final class McpTools implements HostActionSource, AutoCloseable {
     public static final class Builder {
         /** The result size unless set: longer results are cut, with a marker. */
         public static final int DEFAULT_MAX_RESULT_CHARS = 100_000;
+        /** How often servers are checked unless set. */
+        public static final Duration DEFAULT_HEALTH_CHECK_INTERVAL = Duration.ofSeconds(30);
 
         private final Map<String, McpServer> servers = new LinkedHashMap<>();
         private McpAccess access = McpAccess.all();
         private boolean connectAtStart;
         private int maxResultChars = DEFAULT_MAX_RESULT_CHARS;
         private Clock clock = Clock.systemUTC();
+        private Duration healthCheckInterval = DEFAULT_HEALTH_CHECK_INTERVAL;
 
         private Builder() {
         }
@@ -205,6 +242,23 @@ public final class McpTools implements HostActionSource, AutoCloseable {
                 throw ChatException.configuration("maxResultChars must be positive, got " + value);
             }
             this.maxResultChars = value;
+            return this;
+        }
+
+        /**
+         * How often every server used so far is checked in the background (default 30 s; zero turns the checks
+         * off): a connected server is pinged and dropped if it does not answer within its call timeout, and a
+         * server that is down (a stdio process that died, an HTTP server gone) is connected again, its process
+         * started again, as its backoff allows — so the next call finds it up.
+         *
+         * @throws ChatException CONFIGURATION if negative
+         */
+        public Builder healthCheckInterval(Duration value) {
+            Objects.requireNonNull(value, "value");
+            if (value.isNegative()) {
+                throw ChatException.configuration("healthCheckInterval must not be negative, got " + value);
+            }
+            this.healthCheckInterval = value;
             return this;
         }
 

@@ -1,6 +1,7 @@
 package dev.parley.chat.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.agent.ModelMessage;
@@ -212,6 +213,38 @@ class McpToolsNodeTest {
                     .satisfies(r -> assertThat(r.result()).as("a process that died idle is started again").isEqualTo("Echo: again"));
             assertThat(readPid(pidFile)).isNotIn(pid, restarted);
         }
+    }
+
+    /**
+     * The health check finds a stdio server whose process died while idle and starts it again before any call
+     * needs it; the next run's call goes to the new process.
+     */
+    @Test
+    void theHealthCheckStartsADeadServerAgainBeforeTheNextCall() throws Exception {
+        Path pidFile = dir.resolve("pid");
+        try (McpTools tools = McpTools.builder().server(McpTestServers.everythingTellingItsPid("ev", pidFile))
+                .healthCheckInterval(Duration.ofMillis(200)).build(); ChatEngine engine = engine(tools)) {
+            assertThat(runToEnd(engine, ALICE, "ev__echo {\"message\":\"one\"}").status()).isEqualTo(RunStatus.SUCCEEDED);
+            long first = readPid(pidFile);
+            ProcessHandle dying = ProcessHandle.of(first).orElseThrow();
+            dying.destroyForcibly();
+            dying.onExit().get(10, TimeUnit.SECONDS);
+
+            long second = Await.until(() -> readPid(pidFile), pid -> pid > 0 && pid != first,
+                    "the health check to start the server again");
+            assertThat(ProcessHandle.of(second)).as("running before any call").hasValueSatisfying(
+                    process -> assertThat(process.isAlive()).isTrue());
+            assertThat(runToEnd(engine, ALICE, "ev__echo {\"message\":\"two\"}").status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(ScriptedTurns.lastResults(model)).singleElement()
+                    .satisfies(r -> assertThat(r.result()).isEqualTo("Echo: two"));
+            assertThat(readPid(pidFile)).as("the call went to the process the check started").isEqualTo(second);
+        }
+    }
+
+    @Test
+    void aNegativeHealthCheckIntervalIsRefused() {
+        assertThatThrownBy(() -> McpTools.builder().healthCheckInterval(Duration.ofSeconds(-1)))
+                .isInstanceOf(dev.parley.chat.ChatException.class).hasMessageContaining("must not be negative");
     }
 
     @Test

@@ -27,6 +27,11 @@ public class ParleyMcpProperties {
     private boolean connectAtStart;
     /** The longest tool result, in characters, handed to the model; longer ones are cut with a marker. */
     private int maxResultChars = 100_000;
+    /**
+     * How often the servers used so far are checked in the background: pinged, and one that is down (a stdio
+     * process that died, an HTTP server gone) connected again as its backoff allows. Zero turns checks off.
+     */
+    private Duration healthCheckInterval = Duration.ofSeconds(30);
 
     public List<Server> getServers() {
         return servers;
@@ -50,6 +55,14 @@ public class ParleyMcpProperties {
 
     public void setMaxResultChars(int maxResultChars) {
         this.maxResultChars = maxResultChars;
+    }
+
+    public Duration getHealthCheckInterval() {
+        return healthCheckInterval;
+    }
+
+    public void setHealthCheckInterval(Duration healthCheckInterval) {
+        this.healthCheckInterval = healthCheckInterval;
     }
 
     /** One MCP server: either {@code command} (stdio) or {@code url} (streamable HTTP). */

@@ -225,6 +225,8 @@ class ParleyMcpAutoConfigurationTest {
                 s + "name=a", s + "command=npx", s + "call-timeout=0s");
         failsWith("parley.mcp.max-result-chars must be positive", s + "name=a", s + "command=npx",
                 "parley.mcp.max-result-chars=0");
+        failsWith("parley.mcp.health-check-interval must be zero (off) or positive, got PT-1S", s + "name=a",
+                s + "command=npx", "parley.mcp.health-check-interval=-1s");
         runner.withPropertyValues(s + "name=a", s + "command=npx", s + "approval=sometimes")
                 .run(context -> assertThat(context).getFailure().as("Spring's binding error, which its failure analyzer"
                                 + " turns into a report naming the property and the values it takes")

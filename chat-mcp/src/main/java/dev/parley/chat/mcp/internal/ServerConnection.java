@@ -28,8 +28,9 @@ import reactor.core.publisher.Mono;
  * The client side of one MCP server: connects on first use (or when asked), keeps the server's latest tool
  * list (re-listed on {@code tools/list_changed}), and after a failure (a stdio process that died, an HTTP
  * server gone) drops the connection and connects again on a later use, waiting longer after each failure in a
- * row (1 s doubling to 30 s). A stdio server's process is watched: when it ends, the calls in flight fail
- * at once (the SDK would wait for their timeout). Thread-safe: connecting is serialised, calls run concurrently.
+ * row (1 s doubling to 30 s), on its next use or at the next health check ({@link #checkHealth}). A stdio
+ * server's process is watched: when it ends, the calls in flight fail at once (the SDK would wait for their
+ * timeout). Thread-safe: connecting is serialised, calls run concurrently.
  */
 public final class ServerConnection implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
@@ -142,6 +143,35 @@ public final class ServerConnection implements AutoCloseable {
         }
     }
 
+    /**
+     * The background health check: a connected server is pinged (within its call timeout), and one that does
+     * not answer is dropped; a server that is down — its process ended, a ping or a call failed, a connect
+     * failed — is connected again when the backoff allows, so that a dead stdio server is started again
+     * before a call needs it. A server nobody has used yet is left alone (it connects on first use).
+     */
+    public void checkHealth() {
+        if (closed || !attempted) {
+            return;
+        }
+        Connected current = client;
+        if (current != null && !current.ended().isDone()) {
+            try {
+                current.client().ping().block(server.callTimeout());
+                return;
+            } catch (RuntimeException e) {
+                dropped(current, e);
+            }
+        }
+        Instant retry = retryAt;
+        if (retry == null || !clock.instant().isBefore(retry)) {
+            try {
+                client();
+            } catch (RuntimeException e) {
+                log.debug("MCP server {}: {}", server.name(), e.getMessage());
+            }
+        }
+    }
+
     /** A client and what ends it: completed (with why) when a stdio server's process ends. */
     private record Connected(McpAsyncClient client, CompletableFuture<String> ended) {
     }
@@ -216,13 +246,12 @@ public final class ServerConnection implements AutoCloseable {
         log.info("MCP server {} changed its tools: {} now", server.name(), listed.size());
     }
 
-    /** A call on {@code failed} threw: if it looks like the connection's end, the next use connects again. */
+    /** A request on {@code failed} threw: if it looks like the connection's end, the next use connects again. */
     private synchronized void dropped(Connected failed, Throwable why) {
         if (client != failed) {
             return;
         }
-        log.warn("MCP server {}: a call failed ({}); it is connected again on its next use", server.name(),
-                message(why));
+        log.warn("MCP server {}: a request failed ({}); it is connected again", server.name(), message(why));
         client = null;
         lastFailure = message(why);
         closeQuietly(failed.client());

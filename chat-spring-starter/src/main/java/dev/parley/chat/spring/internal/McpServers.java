@@ -33,6 +33,11 @@ public final class McpServers {
     public static McpTools build(ParleyMcpProperties properties, McpAccess hostAccess) {
         McpTools.Builder builder = McpTools.builder()
                 .connectAtStart(properties.isConnectAtStart());
+        if (properties.getHealthCheckInterval() == null || properties.getHealthCheckInterval().isNegative()) {
+            throw ChatException.configuration("parley.mcp.health-check-interval must be zero (off) or positive, got "
+                    + properties.getHealthCheckInterval());
+        }
+        builder.healthCheckInterval(properties.getHealthCheckInterval());
         if (properties.getMaxResultChars() < 1) {
             throw ChatException.configuration("parley.mcp.max-result-chars must be positive, got "
                     + properties.getMaxResultChars());
