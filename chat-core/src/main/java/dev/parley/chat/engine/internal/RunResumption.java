@@ -42,7 +42,7 @@ final class RunResumption {
         }
         Set<String> asked = pending.stream().filter(input -> input.resumeToken() == null).map(PendingInput::inputId)
                 .collect(Collectors.toSet());
-        return open.stream().allMatch(call -> asked.contains(ToolRunner.approvalInputId(call.executionId()))
+        return open.stream().allMatch(call -> asked.contains(ToolCallFlow.approvalInputId(call.executionId()))
                 && hostActions.containsKey(call.name()));
     }
 
