@@ -284,6 +284,23 @@ class CopilotKitHttpTest {
         assertThat(turns(ck, OWNER, threadId)).as("one turn only").isEqualTo(2);
     }
 
+    /** A route asked with a method it does not take answers 405 in the runtime's shape, with Allow. */
+    @Test
+    void aWrongMethodIsRefusedInTheRuntimesShapeWithAllow() {
+        CopilotKitSupport ck = new CopilotKitSupport(port);
+        String threadId = UUID.randomUUID().toString();
+        for (String[] wrong : new String[][] {{"GET", "/agent/default/run", "POST"}, {"DELETE", "/agent/default/connect",
+                "POST"}, {"GET", "/agent/default/stop/" + threadId, "POST"}, {"PUT", "", "POST"},
+                {"POST", "/info", "GET"}, {"DELETE", "/threads", "GET"}}) {
+            HttpSupport.Reply reply = ck.http.send(OWNER, wrong[0], CopilotKitSupport.BASE + wrong[1],
+                    "application/json", wrong[0].equals("GET") ? null : "{}");
+            assertThat(reply.status()).as(wrong[0] + " " + wrong[1]).isEqualTo(405);
+            assertThat(reply.json().get("error").asText()).isEqualTo("Method not allowed");
+            assertThat(reply.headers().firstValue("Allow")).as(wrong[0] + " " + wrong[1]).hasValue(wrong[2]);
+        }
+        assertThat(ck.http.get(OWNER, "/api/chat/sessions/" + threadId).status()).as("nothing created").isEqualTo(404);
+    }
+
     /** The single route carries the same calls: info, run, connect, stop and the thread list. */
     @Test
     void theSingleRouteEnvelopeCarriesEveryCall() {

@@ -157,6 +157,21 @@ public class CopilotKitController {
                 "true".equals(includeArchived));
     }
 
+    /** A route that takes GET asked with another method: 405, as CopilotKit's runtime answers. */
+    @RequestMapping(path = {"/info", "/threads"},
+            method = {RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE})
+    public ResponseEntity<byte[]> takesGet() {
+        return methodNotAllowed("GET", "this route takes GET");
+    }
+
+    /** A route that takes POST asked with another method: 405, as CopilotKit's runtime answers. */
+    @RequestMapping(path = {"", "/", "/agent/{agentId}/run", "/agent/{agentId}/connect",
+            "/agent/{agentId}/stop/{threadId}"},
+            method = {RequestMethod.GET, RequestMethod.PUT, RequestMethod.PATCH, RequestMethod.DELETE})
+    public ResponseEntity<byte[]> takesPost() {
+        return methodNotAllowed("POST", "this route takes POST");
+    }
+
     /**
      * The single-route transport: {@code {method, params?, body?}} with {@code info}, {@code agent/run},
      * {@code agent/connect}, {@code agent/stop} and {@code resource/request} for {@code GET /threads}.
@@ -293,12 +308,20 @@ public class CopilotKitController {
         return JsonBodies.json(HttpStatus.valueOf(status), body);
     }
 
+    /** 405 {@code {"error": "Method not allowed"}} with the {@code Allow} header, CopilotKit's runtime's shape. */
+    private static ResponseEntity<byte[]> methodNotAllowed(String allow, String message) {
+        ResponseEntity<byte[]> answer = error(405, "Method not allowed", "message", message, "METHOD_NOT_ALLOWED");
+        return ResponseEntity.status(405).headers(answer.getHeaders()).header(HttpHeaders.ALLOW, allow)
+                .body(answer.getBody());
+    }
+
     @ExceptionHandler(Refusal.class)
     public ResponseEntity<byte[]> refused(Refusal e) {
-        ResponseEntity<byte[]> answer = error(e.status, e.error, "message", e.getMessage(),
+        if (e.status == 405) {
+            return methodNotAllowed("GET", e.getMessage());
+        }
+        return error(e.status, e.error, "message", e.getMessage(),
                 e.status == 404 ? "NOT_FOUND" : e.status == 403 ? "FORBIDDEN" : "INVALID_INPUT");
-        return e.status == 405 ? ResponseEntity.status(405).headers(answer.getHeaders())
-                .header(HttpHeaders.ALLOW, "GET").body(answer.getBody()) : answer;
     }
 
     @ExceptionHandler(ChatException.class)
