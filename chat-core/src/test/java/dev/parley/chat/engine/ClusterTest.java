@@ -514,14 +514,9 @@ class ClusterTest extends EngineTestSupport {
     @Test
     void aStartStoredDespiteAFailedWriteIsNotTakenOverWhileItsInstanceEndsIt() throws Exception {
         AtomicBoolean loseTheAnswer = new AtomicBoolean();
-        FailingStore storeOfA = new FailingStore(InterceptedStore.of(store, (method, args, proceed) -> {
-            Object result = proceed.call();
-            if (method.equals("write") && ((dev.parley.chat.store.StoreBatch) args[0]).runs().stream()
-                    .anyMatch(run -> run.status() == RunStatus.QUEUED) && loseTheAnswer.getAndSet(false)) {
-                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
-            }
-            return result;
-        }));
+        FailingStore storeOfA = new FailingStore(InterceptedStore.losingTheAnswerOnce(store, loseTheAnswer,
+                (method, args) -> method.equals("write") && ((dev.parley.chat.store.StoreBatch) args[0]).runs().stream()
+                        .anyMatch(run -> run.status() == RunStatus.QUEUED)));
         ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store(),
                 EngineLimits.defaults(), DoubleTexting.ENQUEUE);
         ScriptedRuntime runtimeB = ScriptedRuntime.playing(Scripts.instant("ran on b"));

@@ -480,13 +480,8 @@ class FailurePathTest extends EngineTestSupport {
     void aStartStoredDespiteAFailedWriteEndsAndLeavesTheThreadFree() {
         java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
         ChatStore real = store;
-        store = InterceptedStore.of(real, (method, args, proceed) -> {
-            Object result = proceed.call();
-            if (method.equals("write") && !((StoreBatch) args[0]).runs().isEmpty() && loseTheAnswer.getAndSet(false)) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
-            }
-            return result;
-        });
+        store = InterceptedStore.losingTheAnswerOnce(real, loseTheAnswer,
+                (method, args) -> method.equals("write") && !((StoreBatch) args[0]).runs().isEmpty());
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
 
@@ -509,13 +504,8 @@ class FailurePathTest extends EngineTestSupport {
     void aThreadDeletedDespiteAFailedCallIsForgottenByTheRuntime() {
         java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
         ChatStore real = store;
-        store = InterceptedStore.of(real, (method, args, proceed) -> {
-            Object result = proceed.call();
-            if (method.equals("deleteThread") && loseTheAnswer.getAndSet(false)) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
-            }
-            return result;
-        });
+        store = InterceptedStore.losingTheAnswerOnce(real, loseTheAnswer,
+                (method, args) -> method.equals("deleteThread"));
         ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("ok"));
         ChatEngine engine = engine(runtime);
         dev.parley.chat.model.ChatThread thread = engine.createThread(ALICE, NewThread.empty());
@@ -554,13 +544,8 @@ class FailurePathTest extends EngineTestSupport {
     void anAnswerStoredDespiteAFailedCallStillReachesTheRuntime() {
         java.util.concurrent.atomic.AtomicBoolean loseTheAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
         ChatStore real = store;
-        store = InterceptedStore.of(real, (method, args, proceed) -> {
-            Object result = proceed.call();
-            if (method.equals("answerInput") && loseTheAnswer.getAndSet(false)) {
-                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
-            }
-            return result;
-        });
+        store = InterceptedStore.losingTheAnswerOnce(real, loseTheAnswer,
+                (method, args) -> method.equals("answerInput"));
         ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.clarify("Which city?", List.of("Paris", "Rome")));
         ChatEngine engine = engine(runtime);
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();

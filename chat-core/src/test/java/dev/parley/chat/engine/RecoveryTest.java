@@ -191,16 +191,13 @@ class RecoveryTest extends EngineTestSupport {
         AtomicBoolean recoveryFails = new AtomicBoolean(true);
         AtomicBoolean loseTheAnswer = new AtomicBoolean(true);
         ChatStore real = store;
-        store = InterceptedStore.of(real, (method, args, proceed) -> {
-            if (method.equals("lastSeq") && recoveryFails.getAndSet(false)) {
-                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: recovery's read failed");
-            }
-            Object result = proceed.call();
-            if (method.equals("answerInput") && loseTheAnswer.getAndSet(false)) {
-                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
-            }
-            return result;
-        });
+        store = InterceptedStore.of(InterceptedStore.losingTheAnswerOnce(real, loseTheAnswer,
+                (method, args) -> method.equals("answerInput")), (method, args, proceed) -> {
+                    if (method.equals("lastSeq") && recoveryFails.getAndSet(false)) {
+                        throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: recovery's read failed");
+                    }
+                    return proceed.call();
+                });
         ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
             p.text(" — going to " + p.awaitAnswer("ask-1").answer().get(0));
             p.finish();

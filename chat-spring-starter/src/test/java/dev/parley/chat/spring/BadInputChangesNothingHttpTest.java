@@ -322,6 +322,18 @@ class BadInputChangesNothingHttpTest {
                     + w.waitingSession() + "\"}}", 404);
             envelope.common();
         }
+        // a method a route does not take, even with a body it would act on: 405 in CopilotKit's shape
+        String wouldRun = newThread.formatted("hi", "");
+        for (String method : List.of("PUT", "PATCH", "DELETE")) {
+            for (String route : List.of("", "/", "/agent/{agentId}/run", "/agent/{agentId}/connect",
+                    "/agent/{agentId}/stop/{threadId}", "/info", "/threads")) {
+                String path = ck + route.replace("{agentId}", "default").replace("{threadId}", w.waitingSession());
+                new Endpoint(cases, method, "/copilotkit" + route, path).bad(ALICE, json, wouldRun, 405);
+            }
+        }
+        for (String route : List.of("/info", "/threads")) {
+            new Endpoint(cases, "POST", "/copilotkit" + route, ck + route).bad(ALICE, json, wouldRun, 405);
+        }
 
         // the waiting run's script gives up after 30 s without an answer: the cases aimed at it go first
         cases.sort(Comparator.comparing(c -> !(c.path().contains(w.waitingRun()) || c.path().contains(w.waitingSession()))));

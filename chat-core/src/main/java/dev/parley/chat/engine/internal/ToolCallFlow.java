@@ -34,10 +34,14 @@ import org.slf4j.LoggerFactory;
  * return.
  *
  * <pre>
- * host action:  REQUESTED ─┬─────────────────────────────────→ ALLOWED → CLAIMED → EXECUTED → RETURNED
- *                          └→ AWAITING_APPROVAL ─┬→ ALLOWED ─┘    │  (claim failed, or the call completed before) → RETURNED
- *                                                └→ RETURNED (denied, expired)   (claimed by another attempt) → LEFT_TO_ANOTHER
- * client tool:  REQUESTED → AWAITING_BROWSER → RETURNED (its result, or its timeout)
+ * host action:  REQUESTED → ALLOWED                          (no approval needed)
+ *               REQUESTED → AWAITING_APPROVAL → ALLOWED      (allowed, perhaps with edited arguments)
+ *                                             → RETURNED     (denied, or not approved in time)
+ *               ALLOWED   → CLAIMED → EXECUTED → RETURNED    (this attempt holds the claim: the handler runs)
+ *                         → RETURNED                         (no claim could be made, or the call completed before)
+ *                         → LEFT_TO_ANOTHER                  (another attempt holds the claim)
+ *               REQUESTED → RETURNED                         (the engine is too busy to run it)
+ * client tool:  REQUESTED → AWAITING_BROWSER → RETURNED      (its result, or its timeout)
  * </pre>
  *
  * A host action runs only once claimed in the store (once per execution id, whichever attempt claims it); a

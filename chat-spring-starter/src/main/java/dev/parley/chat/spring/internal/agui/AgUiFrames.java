@@ -309,6 +309,17 @@ final class AgUiFrames implements SseFrames {
      * model given the messages again would find a call without its result.
      */
     static ObjectNode unfinishedToolResult(String toolCallId, RunStatus runEnd) {
+        return event("TOOL_CALL_RESULT").put("messageId", unfinishedResultId(toolCallId)).put("toolCallId", toolCallId)
+                .put("content", unfinishedToolContent(runEnd)).put("role", "tool");
+    }
+
+    /** The message id of {@link #unfinishedToolResult}: {@code <toolCallId>-result}. */
+    static String unfinishedResultId(String toolCallId) {
+        return toolCallId + "-result";
+    }
+
+    /** The content of {@link #unfinishedToolResult}: why the call has no result of its own, as JSON. */
+    static String unfinishedToolContent(RunStatus runEnd) {
         ObjectNode content = ChatJson.shared().objectNode();
         if (runEnd == RunStatus.CANCELLED) {
             content.put("status", "stopped").put("reason", "stop_requested").put("message", "Run stopped by user");
@@ -316,8 +327,7 @@ final class AgUiFrames implements SseFrames {
             content.put("status", "error").put("reason", "run_" + runEnd.name().toLowerCase(java.util.Locale.ROOT))
                     .put("message", "The run ended (" + runEnd.name() + ") before the tool returned");
         }
-        return event("TOOL_CALL_RESULT").put("messageId", toolCallId + "-result").put("toolCallId", toolCallId)
-                .put("content", ChatJson.shared().write(content)).put("role", "tool");
+        return ChatJson.shared().write(content);
     }
 
     private ObjectNode runFinished() {

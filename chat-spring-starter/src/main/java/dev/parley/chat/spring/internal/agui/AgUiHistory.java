@@ -146,11 +146,10 @@ final class AgUiHistory {
                 if (ended != null) {
                     for (ActionExecutionMessage call : calls) {
                         if (unanswered.contains(call.executionId())) {
-                            ObjectNode closed = AgUiFrames.unfinishedToolResult(
-                                    AgUiToolCallIds.of(call.runId(), call.executionId()), ended);
-                            out.addObject().put("id", closed.get("messageId").asText()).put("role", "tool")
-                                    .put("toolCallId", closed.get("toolCallId").asText())
-                                    .put("content", closed.get("content").asText());
+                            String toolCallId = AgUiToolCallIds.of(call.runId(), call.executionId());
+                            out.addObject().put("id", AgUiFrames.unfinishedResultId(toolCallId)).put("role", "tool")
+                                    .put("toolCallId", toolCallId)
+                                    .put("content", AgUiFrames.unfinishedToolContent(ended));
                         }
                     }
                 }
