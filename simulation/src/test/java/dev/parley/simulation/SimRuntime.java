@@ -199,10 +199,7 @@ final class SimRuntime implements RuntimeAdapter {
         faults.runtimeCall("reattach");
         Journal journal = journals.get(request.runId());
         if (journal == null) {
-            return StreamPublisher.create(emitter -> {
-                emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the runtime does not know the run"));
-                emitter.complete();
-            });
+            return unknownRun();
         }
         return follow(request.runId(), journal, Integer.parseInt(resumeToken));
     }
@@ -218,12 +215,17 @@ final class SimRuntime implements RuntimeAdapter {
         faults.runtimeCall("resume");
         Journal journal = journals.get(request.runId());
         if (journal == null) {
-            return StreamPublisher.create(emitter -> {
-                emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the runtime does not know the run"));
-                emitter.complete();
-            });
+            return unknownRun();
         }
         return follow(request.runId(), journal, journal.items().size());
+    }
+
+    /** The stream of a run this runtime never started: it ends INTERRUPTED at once, as a Bridge's would. */
+    private static Flow.Publisher<AgentStreamEvent> unknownRun() {
+        return StreamPublisher.create(emitter -> {
+            emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED, "the runtime does not know the run"));
+            emitter.complete();
+        });
     }
 
     /** A stream of the journal's items from index {@code from}, each followed by its resume point; on its own thread. */
