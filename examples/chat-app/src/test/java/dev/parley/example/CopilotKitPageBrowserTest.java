@@ -2,44 +2,30 @@ package dev.parley.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.parley.chat.json.ChatJson;
-import dev.parley.chat.testing.BuildTools;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.openqa.selenium.By;
-import org.openqa.selenium.Keys;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * CopilotKit's stock React chat ({@code @copilotkit/react-core} 1.74.0, v2 {@code CopilotKitProvider} and
- * {@code CopilotChat}; and the v1 chat once) in headless Chromium, straight onto the example host's CopilotKit endpoint with no Node
- * runtime in between. The page (bundled by the build into {@code target/copilotkit-page}) is served from another
- * origin than the host, so every call goes through CORS with credentials, as for a front end hosted apart. The
- * page adds a question card ({@code useInterrupt}) and a line for a failed run ({@code onError}), as an app
- * does.
+ * The CopilotKit example ({@code examples/copilotkit-app}: CopilotKit's stock React chat,
+ * {@code @copilotkit/react-core} 1.74.0's v2 {@code CopilotKitProvider} and {@code CopilotChat} with the example's
+ * thread list; and the v1 chat) in headless Chromium, straight onto the example host's CopilotKit endpoint with no
+ * Node runtime in between, from another origin (CORS with credentials). The example adds a question card
+ * ({@code useInterrupt}) and a line for a failed run ({@code onError}), as an app does.
  */
 @SpringBootTest(classes = ExampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
@@ -47,46 +33,22 @@ import org.springframework.test.context.DynamicPropertySource;
             "example.simulator.events-per-second=200"
         })
 class CopilotKitPageBrowserTest {
-    private static final Path PAGE = Paths.get("target/copilotkit-page");
-    private static final Map<String, String> TYPES = Map.of("html", "text/html; charset=utf-8",
-            "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8", "woff2", "font/woff2",
-            "woff", "font/woff", "ttf", "font/ttf");
-    private static HttpServer pageServer;
+    /** The example's own server, on another port than the host: another origin. */
+    private static final CopilotKitBrowser copilotKit = CopilotKitBrowser.serveExample();
     private static ChatPage browser;
 
     @LocalServerPort
     int port;
 
-    /** The page's own server, on another port than the host: another origin. */
     @DynamicPropertySource
-    static void pageOrigin(DynamicPropertyRegistry registry) throws IOException {
-        pageServer = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        pageServer.createContext("/", exchange -> {
-            Path file = PAGE.resolve(exchange.getRequestURI().getPath().substring(1)).normalize();
-            boolean found = file.startsWith(PAGE) && Files.isRegularFile(file);
-            byte[] body = found ? Files.readAllBytes(file) : new byte[0];
-            String name = file.getFileName() == null ? "" : file.getFileName().toString();
-            exchange.getResponseHeaders().set("Content-Type",
-                    TYPES.getOrDefault(name.substring(name.lastIndexOf('.') + 1), "application/octet-stream"));
-            exchange.sendResponseHeaders(found ? 200 : 404, found ? body.length : -1);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(body);
-            }
-        });
-        pageServer.start();
-        registry.add("parley.web.copilotkit.allowed-origins", () -> pageOrigin());
-    }
-
-    private static String pageOrigin() {
-        return "http://localhost:" + pageServer.getAddress().getPort();
+    static void pageOrigin(DynamicPropertyRegistry registry) {
+        registry.add("parley.web.copilotkit.allowed-origins", copilotKit::origin);
     }
 
     @BeforeAll
     static void startBrowser() throws IOException {
-        BuildTools.assumePresent("npm");
-        Assumptions.assumeTrue(Files.isRegularFile(PAGE.resolve("page.js")),
-                "SKIPPED: the CopilotKit page was not built (target/copilotkit-page); the build bundles it where npm is");
-        browser = ChatPage.start();
+        copilotKit.startBrowser();
+        browser = copilotKit.page();
     }
 
     @AfterEach
@@ -98,56 +60,33 @@ class CopilotKitPageBrowserTest {
 
     @AfterAll
     static void stopEverything() {
-        if (browser != null) {
-            browser.close();
-        }
-        if (pageServer != null) {
-            pageServer.stop(0);
-        }
+        copilotKit.close();
+    }
+
+    private String host() {
+        return "http://localhost:" + port;
     }
 
     private void open(String threadId) {
-        open("index.html", threadId);
-    }
-
-    /** Opens {@code page} (the v2 chat's or the v1 chat's) on the thread, once its chat reached the runtime. */
-    private void open(String page, String threadId) {
-        String runtimeUrl = "http://localhost:" + port + "/api/chat/copilotkit";
-        browser.driver().get(pageOrigin() + "/" + page + "?thread=" + threadId + "&runtimeUrl="
-                + URLEncoder.encode(runtimeUrl, StandardCharsets.UTF_8));
-        awaitReady();
-    }
-
-    /** Waits for the page's chat to have reached the runtime: a message typed before that is lost. */
-    private void awaitReady() {
-        browser.waitFor("[data-testid=copilot-chat-textarea]");
-        browser.waiter().until(driver -> Boolean.TRUE.equals(browser.js(
-                "return window.parleyCopilotKit?.runtimeConnectionStatus === 'connected'")));
+        copilotKit.open(CopilotKitBrowser.V2, host(), threadId);
     }
 
     private void send(String text) {
-        browser.driver().findElement(By.cssSelector("[data-testid=copilot-chat-textarea]")).sendKeys(text, Keys.ENTER);
+        copilotKit.send(text);
     }
 
-    /** The texts of the user and assistant messages on the page, once {@code answers} answers stand finished. */
-    @SuppressWarnings("unchecked")
     private List<String> awaitConversation(int answers) {
-        browser.waiter().until(driver -> browser.count("[data-testid=copilot-assistant-message]") == answers
-                && browser.count("[data-copilot-running=true]") == 0);
-        return (List<String>) browser.js("return [...document.querySelectorAll("
-                + "'[data-testid=copilot-user-message], [data-testid=copilot-assistant-message]')]"
-                + ".map(m => (m.getAttribute('data-testid').includes('user') ? 'user: ' : 'assistant: ')"
-                + " + m.innerText.trim())");
+        return copilotKit.awaitConversation(answers);
     }
 
     private int status(String path) throws IOException, InterruptedException {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
-                .build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(host() + path)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
     /** The thread's newest answer as the host stored it. */
     private JsonNode storedAnswer(String threadId) throws IOException, InterruptedException {
-        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(host()
                 + "/api/chat/sessions/" + threadId)).build(), HttpResponse.BodyHandlers.ofString()).body();
         JsonNode answer = null;
         for (JsonNode message : ChatJson.shared().readTree(body).get("messages")) {
@@ -158,17 +97,15 @@ class CopilotKitPageBrowserTest {
         return answer;
     }
 
-    /** Waits for the answer on the page to show some text while its run goes on. */
-    private void awaitAnswerStreaming() {
-        browser.waiter().until(driver -> browser.count("[data-copilot-running=true]") == 1
-                && browser.count("[data-testid=copilot-assistant-message]") == 1
-                && !String.valueOf(browser.js("return document.querySelector("
-                        + "'[data-testid=copilot-assistant-message]').innerText")).isBlank());
-    }
-
-    private String answerOnPage() {
-        return String.valueOf(browser.js("return document.querySelector('[data-testid=copilot-assistant-message]')"
-                + ".innerText")).strip();
+    private void awaitStored(String threadId, String status) {
+        browser.waiter().until(driver -> {
+            try {
+                JsonNode answer = storedAnswer(threadId);
+                return answer != null && answer.get("status").asText().equals(status);
+            } catch (IOException | InterruptedException e) {
+                return false;
+            }
+        });
     }
 
     /** The messages of the v1 chat once it shows {@code answers} whole answers (the simulator's end in the last). */
@@ -189,7 +126,7 @@ class CopilotKitPageBrowserTest {
     @Test
     void theV1ChatTakesTwoTurnsAndAReloadBringsThemBack() {
         String threadId = UUID.randomUUID().toString();
-        open("index-v1.html", threadId);
+        copilotKit.open(CopilotKitBrowser.V1, host(), threadId);
         send("hello");
         awaitV1Conversation(1);
         send("and again");
@@ -198,8 +135,7 @@ class CopilotKitPageBrowserTest {
         assertThat(twoTurns.get(0)).isEqualTo("user: hello");
         assertThat(twoTurns.get(2)).isEqualTo("user: and again");
 
-        browser.driver().navigate().refresh();
-        awaitReady();
+        copilotKit.reload();
         assertThat(awaitV1Conversation(2)).as("the thread back after a reload").isEqualTo(twoTurns);
     }
 
@@ -209,13 +145,12 @@ class CopilotKitPageBrowserTest {
         String threadId = UUID.randomUUID().toString();
         open(threadId);
         send("slow please");
-        awaitAnswerStreaming();
-        browser.driver().navigate().refresh();
-        awaitReady();
+        copilotKit.awaitAnswerStreaming();
+        copilotKit.reload();
         List<String> conversation = awaitConversation(1);
         assertThat(conversation).hasSize(2);
         assertThat(storedAnswer(threadId).get("status").asText()).isEqualTo("COMPLETED");
-        String answer = answerOnPage();
+        String answer = copilotKit.answerOnPage();
         assertThat(answer.split("Simulated answer", -1)).as("the answer once: " + answer).hasSize(2);
         assertThat(answer).as("to its end").endsWith("every word is scripted.");
     }
@@ -226,22 +161,15 @@ class CopilotKitPageBrowserTest {
         String threadId = UUID.randomUUID().toString();
         open(threadId);
         send("slow please");
-        awaitAnswerStreaming();
-        browser.driver().findElement(By.cssSelector("[data-testid=copilot-send-button]")).click();
+        copilotKit.awaitAnswerStreaming();
+        copilotKit.clickStop();
         awaitConversation(1);
-        browser.waiter().until(driver -> {
-            try {
-                return storedAnswer(threadId).get("status").asText().equals("CANCELLED");
-            } catch (IOException | InterruptedException e) {
-                return false;
-            }
-        });
-        String partial = answerOnPage();
+        awaitStored(threadId, "CANCELLED");
+        String partial = copilotKit.answerOnPage();
         assertThat(partial).isNotBlank();
-        browser.driver().navigate().refresh();
-        awaitReady();
+        copilotKit.reload();
         awaitConversation(1);
-        assertThat(answerOnPage()).as("the partial answer kept").isEqualTo(partial);
+        assertThat(copilotKit.answerOnPage()).as("the partial answer kept").isEqualTo(partial);
     }
 
     /**
@@ -260,8 +188,7 @@ class CopilotKitPageBrowserTest {
         JsonNode stored = storedAnswer(threadId);
         assertThat(stored.get("status").asText()).isEqualTo("FAILED");
         assertThat(stored.get("error").get("code").asText()).isEqualTo("AGENT_ERROR");
-        browser.driver().navigate().refresh();
-        awaitReady();
+        copilotKit.reload();
         assertThat(awaitConversation(1)).containsExactly("user: please fail", "assistant: Let me look that up");
         assertThat(browser.count("[data-testid=parley-error]")).as("a reload shows no error").isZero();
     }
@@ -293,8 +220,7 @@ class CopilotKitPageBrowserTest {
         assertThat(twoTurns.get(0)).isEqualTo("user: hello");
         assertThat(twoTurns.get(3)).startsWith("assistant: ").hasSizeGreaterThan("assistant: ".length());
 
-        browser.driver().navigate().refresh();
-        awaitReady();
+        copilotKit.reload();
         assertThat(awaitConversation(2)).as("the thread back after a reload").isEqualTo(twoTurns);
 
         send("once more");
@@ -313,5 +239,59 @@ class CopilotKitPageBrowserTest {
         assertThat(browser.count("[data-testid=copilot-user-message], [data-testid=copilot-assistant-message]"))
                 .isZero();
         assertThat(status("/api/chat/sessions/" + threadId)).as("opening the page created nothing").isEqualTo(404);
+    }
+
+    /**
+     * The v1 chat's stop button (react-ui's send button while a run goes on) stops the run through the endpoint;
+     * the partial answer stays, and a reload shows it as stored.
+     */
+    @Test
+    void theV1ChatsStopKeepsThePartialAnswer() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        copilotKit.open(CopilotKitBrowser.V1, host(), threadId);
+        send("slow please");
+        browser.waiter().until(driver -> !String.valueOf(browser.js("const m = document.querySelector("
+                + "'.copilotKitAssistantMessage'); return m ? m.innerText : ''")).isBlank());
+        browser.waitFor("[data-test-id=copilot-chat-request-in-progress]").click();
+        awaitStored(threadId, "CANCELLED");
+        String stored = storedAnswer(threadId).get("text").asText();
+        assertThat(stored).isNotBlank().doesNotContain("other scenarios");
+        copilotKit.reload();
+        browser.waiter().until(driver -> browser.count(".copilotKitAssistantMessage") == 1);
+        String shown = String.valueOf(browser.js("return document.querySelector('.copilotKitAssistantMessage')"
+                + ".innerText")).strip();
+        assertThat(shown).as("the partial answer kept").isNotBlank().doesNotContain("other scenarios");
+    }
+
+    /**
+     * The example's thread list (CopilotKit's {@code useThreads} on the endpoint's {@code GET /threads}): the
+     * conversations had show there, "New chat" opens an empty one, and a click on an earlier one brings it back.
+     */
+    @Test
+    void theThreadListShowsTheConversationsAndOpensOne() {
+        String first = UUID.randomUUID().toString();
+        open(first);
+        send("hello");
+        List<String> firstConversation = awaitConversation(1);
+        browser.waitFor("[data-testid=parley-threads] button[data-thread='" + first + "'][aria-current=page]");
+
+        browser.waitFor("[data-testid=parley-new-chat]").click();
+        browser.waiter().until(driver -> !String.valueOf(browser.js("return location.search")).contains(first)
+                && browser.count("[data-testid=copilot-user-message]") == 0);
+        String second = String.valueOf(browser.js("return new URLSearchParams(location.search).get('thread')"));
+        copilotKit.awaitReady();
+        send("and another thing");
+        awaitConversation(1);
+        browser.waitFor("[data-testid=parley-threads] button[data-thread='" + second + "'][aria-current=page]");
+        @SuppressWarnings("unchecked")
+        List<String> listed = (List<String>) browser.js("return [...document.querySelectorAll("
+                + "'[data-testid=parley-threads] button[data-thread]')].map(b => b.dataset.thread)");
+        assertThat(listed).as("newest first").containsSubsequence(second, first);
+
+        browser.waitFor("[data-testid=parley-threads] button[data-thread='" + first + "']").click();
+        browser.waiter().until(driver -> String.valueOf(browser.js("return location.search")).contains(first));
+        assertThat(awaitConversation(1)).as("the earlier conversation back").isEqualTo(firstConversation);
+        copilotKit.reload();
+        assertThat(awaitConversation(1)).as("and after a reload, from the address").isEqualTo(firstConversation);
     }
 }

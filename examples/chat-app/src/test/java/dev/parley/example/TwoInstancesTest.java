@@ -32,7 +32,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The example app started twice, as two processes on two ports, against one PostgreSQL: a run started
  * through one instance is followed, after a reconnect, through the other, and stopped through the other;
- * likewise through the CopilotKit endpoint, where a page reloaded onto the other instance re-joins the run.
+ * likewise through the CopilotKit endpoint, where a page reloaded onto the other instance re-joins the run; and
+ * the CopilotKit example in Chromium, reloaded onto the other instance mid-answer and onto an instance restarted
+ * on the same database.
  */
 class TwoInstancesTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -40,6 +42,8 @@ class TwoInstancesTest {
     private static final List<Process> apps = new ArrayList<>();
     private static String first;
     private static String second;
+    /** The CopilotKit example's pages, on their own origin, which both instances allow. */
+    private static final CopilotKitBrowser copilotKit = CopilotKitBrowser.serveExample();
 
     @BeforeAll
     static void startTwoApps() throws Exception {
@@ -53,6 +57,7 @@ class TwoInstancesTest {
 
     @AfterAll
     static void stopEverything() throws Exception {
+        copilotKit.close();
         for (Process app : apps) {
             app.destroy();
         }
@@ -87,7 +92,8 @@ class TwoInstancesTest {
                 "--parley.cluster.enabled=true",
                 "--parley.cluster.instance-id=instance-" + name,
                 "--parley.cluster.lease-timeout=5s",
-                "--example.simulator.events-per-second=40")
+                "--example.simulator.events-per-second=40",
+                "--parley.web.copilotkit.allowed-origins=" + copilotKit.origin())
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         builder.directory(new File("."));
@@ -287,5 +293,55 @@ class TwoInstancesTest {
         post(first + "/api/chat/runs/" + runId + "/cancel", null);
         awaitStatus(first, runId, "CANCELLED");
         awaitStatus(second, runId, "CANCELLED");
+    }
+
+    /**
+     * The CopilotKit example (the stock v2 chat) on a PostgreSQL the instances share: a page reloaded onto the
+     * other instance mid-answer shows the answer once, to its end; after that instance restarts on the same
+     * database, the page reloaded onto it has the thread back, and its next turn continues the thread.
+     */
+    @Test
+    void theCopilotKitExampleFollowsItsThreadOntoTheOtherInstanceAndAcrossARestart() throws Exception {
+        copilotKit.startBrowser();
+        String threadId = java.util.UUID.randomUUID().toString();
+        copilotKit.open(CopilotKitBrowser.V2, first, threadId);
+        copilotKit.send("slow please");
+        copilotKit.awaitAnswerStreaming();
+
+        copilotKit.open(CopilotKitBrowser.V2, second, threadId);
+        List<String> oneTurn = copilotKit.awaitConversation(1);
+        assertThat(oneTurn).hasSize(2);
+        String answer = copilotKit.answerOnPage();
+        assertThat(answer.split("Simulated answer", -1)).as("the answer once: " + answer).hasSize(2);
+        assertThat(answer).as("to its end").endsWith("every word is scripted.");
+
+        restartSecond();
+        copilotKit.open(CopilotKitBrowser.V2, second, threadId);
+        assertThat(copilotKit.awaitConversation(1)).as("the thread back after the restart").isEqualTo(oneTurn);
+        copilotKit.send("and again");
+        List<String> twoTurns = copilotKit.awaitConversation(2);
+        assertThat(twoTurns.subList(0, 2)).isEqualTo(oneTurn);
+        assertThat(twoTurns.get(2)).isEqualTo("user: and again");
+        JsonNode view = ChatJson.shared().readTree(get(first + "/api/chat/sessions/" + threadId).body());
+        List<String> turns = new ArrayList<>();
+        for (JsonNode message : view.get("messages")) {
+            String type = message.get("type").asText();
+            if (type.equals("user") || type.equals("assistant")) {
+                turns.add(type + (type.equals("user") ? ": " + message.get("text").asText() : ""));
+            }
+        }
+        assertThat(turns).as("one thread, continued")
+                .containsExactly("user: slow please", "assistant", "user: and again", "assistant");
+    }
+
+    /** Stops the second instance and starts it again on the same database (another port: it picks its own). */
+    private static void restartSecond() throws Exception {
+        Process old = apps.get(1);
+        old.destroy();
+        if (!old.waitFor(20, TimeUnit.SECONDS)) {
+            old.destroyForcibly();
+        }
+        apps.set(1, launch("b-restarted", postgres.getJdbcUrl("postgres", "postgres")));
+        second = awaitUp("b-restarted", apps.get(1));
     }
 }
