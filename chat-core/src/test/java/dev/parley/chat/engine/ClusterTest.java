@@ -265,6 +265,74 @@ class ClusterTest extends EngineTestSupport {
     }
 
     /**
+     * An instance whose lease lapsed unnoticed (its renewal stalled) closes after another instance took its run
+     * over. The run is no longer the closing instance's: it must neither stop it in the runtime (had the other
+     * instance re-attached to it, that stop would end the run it follows) nor end it.
+     */
+    @Test
+    void aClosingInstanceLeavesAloneARunAnotherInstanceTookOver() throws Exception {
+        ScriptedRuntime.Script quietAfterTheFirstWord = (request, p) -> {
+            p.text("first ");
+            p.sleep(10_000);
+            p.finish();
+        };
+        ScriptedRuntime runtimeOfA = ScriptedRuntime.playing(quietAfterTheFirstWord);
+        ScriptedRuntime runtimeOfB = ScriptedRuntime.playing(quietAfterTheFirstWord);
+        Thread closer = Thread.currentThread();
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AtomicBoolean renewalStalls = new AtomicBoolean();
+        ChatStore storeOfA = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("leaseRuns") && renewalStalls.get() && Thread.currentThread() != closer) {
+                closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            return proceed.call();
+        });
+        ChatEngine a = instance("a", runtimeOfA, storeOfA);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        await(() -> store.readEvents(ticket.runId(), 0, 100).size(), n -> n >= 3, "the first words stored");
+        Thread.sleep(500);
+        renewalStalls.set(true);
+        ChatEngine b = instance("b", runtimeOfB, store);
+        await(() -> store.findRun(ticket.runId()).orElseThrow().status(), s -> s == RunStatus.INTERRUPTED,
+                "b to take the run over and stop it");
+        assertThat(runtimeOfB.stoppedOrphans()).containsExactly(ticket.runId() + "@null");
+
+        a.close();
+        closed.countDown();
+
+        assertThat(runtimeOfA.stoppedOrphans()).as("only the instance that holds the run stops it").isEmpty();
+        assertThat(store.findLease(ticket.runId()).orElseThrow().instanceId()).isEqualTo("b");
+        assertThat(store.readEvents(ticket.runId(), 0, 10_000)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
+        assertThat(next.runId()).isNotEqualTo(ticket.runId());
+    }
+
+    /** Where the closing instance cannot read the leases, its runs stay its own: stopped and ended as before. */
+    @Test
+    void aClosingInstanceThatCannotReadTheLeasesStopsItsRunsAsBefore() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.streamsUntilCancelled());
+        Thread closer = Thread.currentThread();
+        AtomicBoolean closing = new AtomicBoolean();
+        ChatStore storeOfA = InterceptedStore.of(store, (method, args, proceed) -> {
+            if (method.equals("leaseRuns") && closing.get() && Thread.currentThread() == closer) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "the store is unreachable");
+            }
+            return proceed.call();
+        });
+        ChatEngine a = instance("a", runtime, storeOfA);
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        awaitRunVia(a, ticket.runId(), RunStatus.RUNNING);
+
+        closing.set(true);
+        a.close();
+
+        assertThat(runtime.stoppedOrphans()).containsExactly(ticket.runId() + "@null");
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).isEqualTo(RunStatus.INTERRUPTED);
+    }
+
+    /**
      * A subscriber on the instance that takes a run over follows it from the store, so it sees the run's
      * end as soon as the end is committed, a moment before the taking instance frees the thread (here
      * widened: closing the run's pending inputs comes in between and is slow). A person who saw the end and

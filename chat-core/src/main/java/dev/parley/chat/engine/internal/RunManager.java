@@ -636,8 +636,9 @@ public final class RunManager implements RunHost {
      * so that one of them takes the runs over at once; alone, the next start of the host does. Every other
      * run is stopped in the runtime (all at once, waiting at most the cancel grace period; what its stream
      * says meanwhile is not logged) and INTERRUPTED.
-     * Every subscriber still open is told the engine closed (an error, after every event it was owed from
-     * this engine's memory), so it can subscribe again from its cursor.
+     * With other instances, a run whose lease another instance took over (this one's lapsed unnoticed) is let
+     * go instead: neither stopped nor ended here. Every subscriber still open is told the engine closed (an
+     * error, after every event it was owed from this engine's memory), so it can subscribe again from its cursor.
      */
     public void close() {
         synchronized (ctx.lanes) {
@@ -659,6 +660,7 @@ public final class RunManager implements RunHost {
             }
             interrupted.add(run);
         }
+        letGoOfRunsTakenOver(interrupted);
         interrupted.forEach(ActiveRun::detach);
         OrphanStops.stopAllThenInterrupt(ctx, interrupted, "the host shut down while the run was active");
         ctx.writer.close();
@@ -671,5 +673,31 @@ public final class RunManager implements RunHost {
                 log.warn("Releasing the leases of runs left for other instances failed; they expire anyway", e);
             }
         }
+    }
+
+    /**
+     * Removes from {@code runs}, and lets go of, those another instance holds now (this engine's lease lapsed
+     * unnoticed), read from the store as the closing engine renews their leases: they are neither stopped nor
+     * ended here. Where the store cannot tell, the runs stay this engine's to stop.
+     */
+    private void letGoOfRunsTakenOver(List<ActiveRun> runs) {
+        if (!ctx.clustered() || runs.isEmpty()) {
+            return;
+        }
+        Set<String> held;
+        try {
+            held = ctx.store.leaseRuns(ctx.coordinator.instanceId(), runs.stream().map(ActiveRun::runId).toList(),
+                    ctx.leaseEnd());
+        } catch (RuntimeException e) {
+            log.warn("The leases of {} run(s) could not be read while closing; stopping them here", runs.size(), e);
+            return;
+        }
+        runs.removeIf(run -> {
+            if (held.contains(run.runId())) {
+                return false;
+            }
+            cluster.letGo(run.runId(), "another instance took it over before this one closed");
+            return true;
+        });
     }
 }
