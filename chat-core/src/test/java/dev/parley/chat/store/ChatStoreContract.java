@@ -902,6 +902,40 @@ public abstract class ChatStoreContract {
         }
     }
 
+    /**
+     * One owner's ranking is computed from that owner's texts alone: whatever another owner writes (here words
+     * that a corpus-wide weighting, such as FTS5's bm25, would count as rare and then as common), the order of
+     * the first owner's hits stays the same, so it tells nothing of what others wrote.
+     */
+    @Test
+    void oneOwnersSearchOrderDoesNotDependOnAnotherOwnersTexts() {
+        store.createThread(new ChatThread("more-alpha", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, at(1)));
+        store.createThread(new ChatThread("more-beta", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, at(2)));
+        store.createThread(new ChatThread("bobs", "bob", null, null, null, null, ThreadStatus.ACTIVE, T0, at(3)));
+        store.write(StoreBatch.builder()
+                .message(said("a1", "more-alpha", null, "alpha alpha alpha alpha beta"))
+                .message(said("b1", "more-beta", null, "alpha beta beta beta beta"))
+                .build());
+        java.util.function.Supplier<List<String>> aliceOrder = () -> store.searchThreads("alice",
+                SearchQuery.of("alpha beta"), 0, 10).stream().map(hit -> hit.thread().id()).toList();
+        List<String> alone = aliceOrder.get();
+        assertThat(alone).containsExactlyInAnyOrder("more-alpha", "more-beta");
+
+        StoreBatch.Builder alphaEverywhere = StoreBatch.builder();
+        for (int i = 0; i < 30; i++) {
+            alphaEverywhere.message(said("bob-" + i, "bobs", null, "alpha and other words of bob's number " + i));
+        }
+        store.write(alphaEverywhere.build());
+        assertThat(aliceOrder.get()).as("after bob wrote alpha everywhere").isEqualTo(alone);
+
+        StoreBatch.Builder betaEverywhere = StoreBatch.builder();
+        for (int i = 0; i < 30; i++) {
+            betaEverywhere.message(said("bob-" + i, "bobs", null, "beta and other words of bob's number " + i));
+        }
+        store.write(betaEverywhere.build());
+        assertThat(aliceOrder.get()).as("after bob wrote beta everywhere instead").isEqualTo(alone);
+    }
+
     @Test
     void searchFollowsEditsOfMessagesAndTitles() {
         store.createThread(new ChatThread("t", "alice", "Draft", null, null, null, ThreadStatus.ACTIVE, T0, T0));

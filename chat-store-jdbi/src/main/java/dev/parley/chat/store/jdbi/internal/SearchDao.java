@@ -21,9 +21,10 @@ import org.jspecify.annotations.Nullable;
  * document of the database's full-text index — SQLite's FTS5 tables {@code parley_title_search} and
  * {@code parley_message_search} (kept by triggers), PostgreSQL's GIN indexes over {@code title_vector} and
  * {@code search_vector} (written with each row). A text matches when it holds every word of the query as a
- * word prefix and every phrase as written; a thread scores the sum of its matching texts' scores (FTS5's
- * bm25, PostgreSQL's ts_rank), ties newest activity first, and its snippet comes from its best text, made by
- * the database (FTS5's snippet, PostgreSQL's ts_headline) for the page's hits only.
+ * word prefix and every phrase as written; a thread scores the sum of its matching texts' scores, computed
+ * from the owner's own texts only (SQLite: how many of them match; PostgreSQL: ts_rank, which reads only the
+ * text it scores), ties newest activity first, and its snippet comes from its best text, made by the database
+ * (FTS5's snippet, PostgreSQL's ts_headline) for the page's hits only.
  *
  * <p>The query is built from {@link SearchQuery}'s words and phrases, each quoted as a term, so nothing a
  * person typed is ever syntax. Each database's statements are in its sub-interface ({@link #of}).
@@ -96,27 +97,35 @@ public interface SearchDao {
 
     /**
      * SQLite: FTS5 MATCH expressions ({@code "lisbon"* "day in lisbon"}: a quoted term is a string, never an
-     * operator; {@code *} makes it a prefix), ranked by bm25 (negated: FTS5's best is its lowest).
+     * operator; {@code *} makes it a prefix). Not ranked by bm25: its weights come from every owner's texts
+     * (how rare a word is, how long texts are on average), so one owner's order would depend on what others
+     * wrote. A thread scores from its own texts only: 1 per matching message, {@value #TITLE_SCORE} for a
+     * matching title.
      */
     interface Sqlite extends SearchDao {
+        /** What a matching title counts for, against 1 per matching message. */
+        int TITLE_SCORE = 2;
+
         /**
          * Hot: the matching documents of both indexes, summed per thread (SQLite takes the bare columns of a
-         * group from its row with the MAX: the best document), then the owner's threads, best first. A match
-         * in a message reads its thread from the covering index {@code parley_messages_search_thread}, never
-         * the message's row, since the ranking reads every match (INDEXED BY: SQLite would take the rowid's
-         * B-tree, whose rows are the wide messages; without the index the statement fails rather than slows).
+         * group from its row with the MAX: the title where it matches, else the newest matching message), then
+         * the owner's threads, best first. A match in a message reads its thread from the covering index
+         * {@code parley_messages_search_thread}, never the message's row, since the ranking reads every match
+         * (INDEXED BY: SQLite would take the rowid's B-tree, whose rows are the wide messages; without the index
+         * the statement fails rather than slows).
          */
         String MATCHES = "WITH hits (thread_id, doc, in_title, score) AS ("
-                + "SELECT m.thread_id, parley_message_search.rowid, 0, -bm25(parley_message_search) "
+                + "SELECT m.thread_id, parley_message_search.rowid, 0, 1 "
                 + "FROM parley_message_search JOIN parley_messages m INDEXED BY parley_messages_search_thread "
                 + "ON m.save_order = parley_message_search.rowid "
                 + "WHERE parley_message_search MATCH :expression "
                 + "UNION ALL "
-                + "SELECT t.id, parley_title_search.rowid, 1, -bm25(parley_title_search) "
+                + "SELECT t.id, parley_title_search.rowid, 1, " + TITLE_SCORE + " "
                 + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
                 + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId), "
-                + "per_thread (thread_id, total, best_score, doc, in_title) AS ("
-                + "SELECT thread_id, SUM(score), MAX(score), doc, in_title FROM hits GROUP BY thread_id) "
+                + "per_thread (thread_id, total, pick, doc, in_title) AS ("
+                + "SELECT thread_id, SUM(score), MAX(in_title * 4611686018427387904 + doc), doc, in_title "
+                + "FROM hits GROUP BY thread_id) "
                 + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.doc AS best, h.in_title "
                 + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
                 + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
