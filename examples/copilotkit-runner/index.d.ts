@@ -47,7 +47,7 @@ export declare class ParleyAgentRunner extends AgentRunner {
    * Express and Hono endpoints) so that a stop acts for the stop request's own caller.
    */
   readonly hooks: {
-    onBeforeHandler(context: { request: Request; path?: string; runtime?: unknown; route?: unknown }): Promise<undefined>;
+    onBeforeHandler(context: { request: Request; path?: string; runtime?: unknown; route?: unknown }): undefined;
   };
   /** The agent to register under the runtime's `agents` beside this runner (never run by it). */
   agent(options?: { description?: string; headers?: Record<string, string> }): any;

@@ -2,6 +2,7 @@
 // threads in Parley instead of the runtime's memory. Every run goes through Parley's CopilotKit endpoint, which
 // stores it and keeps it going when the page's stream drops; connect asks Parley for the thread, so a restarted
 // runtime, or any other instance, shows it; stop reaches the run wherever it is. See README.md.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { AgentRunner, resolveAgents } from '@copilotkit/runtime/v2';
 import { Observable } from 'rxjs';
 
@@ -71,8 +72,11 @@ export class ParleyAgentRunner extends AgentRunner {
   /** @type {number} */ #remember;
   /** The caller of each thread's newest run or connect that Parley took as the thread's owner, oldest first. */
   /** @type {Map<string, Record<string, string>>} */ #callers = new Map();
-  /** Stop requests seen by `hooks`, each thread's callers waiting for their `stop`, oldest first. */
-  /** @type {Map<string, Record<string, string>[]>} */ #stopCallers = new Map();
+  /**
+   * The stop request being handled, as `hooks` saw it: `{threadId, headers}`, headers a promise. Set in the
+   * request's own async context, so concurrent requests never see each other's.
+   */
+  #stopRequest = new AsyncLocalStorage();
   /** Whether `hooks` is installed: then a stop acts only for its own caller. */
   #hooked = false;
   /** Runs this instance relays between their RUN_STARTED and their end, per thread. */
@@ -99,19 +103,22 @@ export class ParleyAgentRunner extends AgentRunner {
      */
     this.hooks = {
       /** @param {{request: Request, route?: {method?: string, threadId?: string}, runtime?: any}} context */
-      async onBeforeHandler({ request, route, runtime }) {
+      onBeforeHandler({ request, route, runtime }) {
         runner.#hooked = true;
         if (route?.method !== 'agent/stop' || !route.threadId) return undefined;
-        let agentHeaders = {};
-        try {
-          const agents = runtime ? await resolveAgents(runtime.agents, request) : {};
-          agentHeaders = agents?.[route.agentId ?? 'default']?.headers ?? {};
-        } catch {
-          // an agent factory that fails here fails the stop itself, as the runtime calls it again
-        }
-        const queue = runner.#stopCallers.get(route.threadId) ?? [];
-        queue.push(forwardable(agentHeaders, request.headers));
-        runner.#stopCallers.set(route.threadId, queue);
+        const headers = (async () => {
+          let agentHeaders = {};
+          try {
+            const agents = runtime ? await resolveAgents(runtime.agents, request) : {};
+            agentHeaders = agents?.[route.agentId ?? 'default']?.headers ?? {};
+          } catch {
+            // an agent factory that fails here fails the stop itself, as the runtime calls it again
+          }
+          return forwardable(agentHeaders, request.headers);
+        })();
+        // synchronously, before anything is awaited: the rest of this request's handling (the runtime's stop
+        // handler and so this runner's stop) runs in the context entered here
+        runner.#stopRequest.enterWith({ threadId: route.threadId, headers });
         return undefined;
       },
     };
@@ -177,11 +184,10 @@ export class ParleyAgentRunner extends AgentRunner {
    * @throws {ParleyRunnerError} when Parley refuses or cannot be reached
    */
   async stop({ threadId, runId }) {
+    const stopRequest = this.#stopRequest.getStore();
     let caller;
-    const queue = this.#stopCallers.get(threadId);
-    if (queue?.length) {
-      caller = queue.shift();
-      if (!queue.length) this.#stopCallers.delete(threadId);
+    if (stopRequest?.threadId === threadId) {
+      caller = await stopRequest.headers;
     } else {
       caller = this.#hooked ? {} : (this.#callers.get(threadId) ?? {});
     }

@@ -236,7 +236,9 @@ test('a stop through another runtime reaches the run, for its owner only', async
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.ok(!events.some((e) => e.type === 'RUN_FINISHED'), 'a stranger\'s stop stopped nothing');
 
-  const owners = await stop(OWNER);
+  // at the same moment, each stop acts for its own sender
+  const [again, owners] = await Promise.all([stop('someone-else-' + randomUUID()), stop(OWNER)]);
+  assert.equal(again.body.stopped, false);
   assert.equal(owners.status, 200);
   assert.equal(owners.body.stopped, true);
   await running;
