@@ -282,8 +282,12 @@ class ClusterTest extends EngineTestSupport {
         java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
         AtomicBoolean renewalStalls = new AtomicBoolean();
         ChatStore storeOfA = InterceptedStore.of(store, (method, args, proceed) -> {
-            if (method.equals("leaseRuns") && renewalStalls.get() && Thread.currentThread() != closer) {
-                closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            if (method.equals("leaseRuns") && renewalStalls.get()) {
+                if (Thread.currentThread() == closer) {
+                    closed.countDown(); // the close reads the leases itself: the stalled renewal may go on now
+                } else {
+                    closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                }
             }
             return proceed.call();
         });
@@ -299,13 +303,35 @@ class ClusterTest extends EngineTestSupport {
         assertThat(runtimeOfB.stoppedOrphans()).containsExactly(ticket.runId() + "@null");
 
         a.close();
-        closed.countDown();
 
         assertThat(runtimeOfA.stoppedOrphans()).as("only the instance that holds the run stops it").isEmpty();
         assertThat(store.findLease(ticket.runId()).orElseThrow().instanceId()).isEqualTo("b");
         assertThat(store.readEvents(ticket.runId(), 0, 10_000)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
         RunTicket next = b.startRun(ALICE, thread, StartRun.of("again"));
         assertThat(next.runId()).isNotEqualTo(ticket.runId());
+    }
+
+    /**
+     * A run the closing instance stopped, but whose end it could not store (the store refuses writes while the
+     * host closes), stays active in the store: its lease is released with the close, so that another instance
+     * takes it over at once rather than after a whole lease timeout.
+     */
+    @Test
+    void aRunWhoseEndCouldNotBeStoredAtCloseHasItsLeaseReleased() {
+        FailingStore storeOfA = new FailingStore(store);
+        ChatEngine a = instance("a", ScriptedRuntime.playing(Scripts.streamsUntilCancelled()), storeOfA.store());
+        String thread = a.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = a.startRun(ALICE, thread, StartRun.of("go"));
+        awaitRunVia(a, ticket.runId(), RunStatus.RUNNING);
+        await(() -> store.findLease(ticket.runId()).isPresent(), held -> held, "a to hold the lease");
+
+        storeOfA.fail("write");
+        a.close();
+
+        assertThat(store.findRun(ticket.runId()).orElseThrow().status()).as("its end was not stored")
+                .isEqualTo(RunStatus.RUNNING);
+        assertThat(store.findLease(ticket.runId()).orElseThrow().until()).as("released")
+                .isBefore(java.time.Instant.now());
     }
 
     /** Where the closing instance cannot read the leases, its runs stay its own: stopped and ended as before. */

@@ -9,6 +9,7 @@ import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Run;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -37,6 +38,9 @@ final class ClusterDuties {
     private final Map<String, CompletableFuture<ControlMessage>> pendingReplies = new ConcurrentHashMap<>();
     /** When this instance last renewed its leases (epoch ms); touched by the timer thread only. */
     private long lastRenewal;
+    /** Orders the renewals and the closing engine's release (after which nothing is renewed). */
+    private final Object leaseLock = new Object();
+    private boolean leasesReleased;
 
     ClusterDuties(EngineContext ctx, RunRecovery recovery, RunManager manager) {
         this.ctx = ctx;
@@ -62,6 +66,32 @@ final class ClusterDuties {
     }
 
     private void renewLeases() {
+        synchronized (leaseLock) {
+            if (!leasesReleased) {
+                renewHeldLeases();
+            }
+        }
+    }
+
+    /**
+     * The closing engine gives up the leases of these runs, so that another instance takes them over at once
+     * rather than after the lease timeout. No renewal runs after it (one under way is waited for).
+     */
+    void releaseLeases(List<String> runIds) {
+        synchronized (leaseLock) {
+            leasesReleased = true;
+            if (runIds.isEmpty()) {
+                return;
+            }
+            try {
+                ctx.store.leaseRuns(ctx.coordinator.instanceId(), runIds, ctx.now().minusMillis(1));
+            } catch (RuntimeException e) {
+                log.warn("Releasing the leases of runs this instance let go failed; they expire anyway", e);
+            }
+        }
+    }
+
+    private void renewHeldLeases() {
         Set<String> mine = new HashSet<>(ctx.activeRuns.keySet());
         try {
             Set<String> held = mine.isEmpty() ? Set.of()
@@ -97,6 +127,9 @@ final class ClusterDuties {
 
     /** Takes over the runs whose lease expired (their holder stopped renewing), each recovered as after a restart. */
     void reapExpired() {
+        if (ctx.isClosed()) {
+            return;
+        }
         try {
             for (Run run : ctx.store.findRunsWithExpiredLease(ctx.now())) {
                 if (ctx.activeRuns.containsKey(run.id())) {

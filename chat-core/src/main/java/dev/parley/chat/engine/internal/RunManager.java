@@ -632,8 +632,9 @@ public final class RunManager implements RunHost {
      * offers tools the person's browser runs (they are not stored: a re-attached run calling one would wait for
      * good). Their stream
      * is closed, which does not stop them in the runtime; the last flush stores their resume points with
-     * their events. Queued runs stay queued. With other instances, the leases of the runs left are released
-     * so that one of them takes the runs over at once; alone, the next start of the host does. Every other
+     * their events. Queued runs stay queued. With other instances, the leases of the runs left (and of those
+     * stopped here, in case their end could not be stored) are released, and no longer renewed, so that one of
+     * them takes the runs over at once; alone, the next start of the host does. Every other
      * run is stopped in the runtime (all at once, waiting at most the cancel grace period; what its stream
      * says meanwhile is not logged) and INTERRUPTED.
      * With other instances, a run whose lease another instance took over (this one's lapsed unnoticed) is let
@@ -666,12 +667,10 @@ public final class RunManager implements RunHost {
         ctx.writer.close();
         ctx.markClosed();
         new ArrayList<>(ctx.subscriptions).forEach(LiveSubscription::engineClosing);
-        if (ctx.clustered() && !leftBehind.isEmpty()) {
-            try {
-                ctx.store.leaseRuns(ctx.coordinator.instanceId(), leftBehind, ctx.now().minusMillis(1));
-            } catch (RuntimeException e) {
-                log.warn("Releasing the leases of runs left for other instances failed; they expire anyway", e);
-            }
+        if (ctx.clustered()) {
+            List<String> released = new ArrayList<>(leftBehind);
+            interrupted.forEach(run -> released.add(run.runId()));
+            cluster.releaseLeases(released);
         }
     }
 
