@@ -52,10 +52,13 @@ class SearchOnSqliteHttpTest {
         return http.get(owner, "/api/chat/sessions?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + more);
     }
 
-    private String sessionWith(String owner, String message) throws InterruptedException {
+    /** A session whose turns send these messages, one after the other, each answered. */
+    private String sessionWith(String owner, String... messages) throws InterruptedException {
         String session = http.newSession(owner);
-        JsonNode ticket = http.startRun(owner, session, message);
-        http.awaitState(owner, ticket.get("runId").asText(), "SUCCEEDED");
+        for (String message : messages) {
+            JsonNode ticket = http.startRun(owner, session, message);
+            http.awaitState(owner, ticket.get("runId").asText(), "SUCCEEDED");
+        }
         return session;
     }
 
@@ -90,7 +93,7 @@ class SearchOnSqliteHttpTest {
     void hitsAreTheCallersOnlyBestFirstWithSnippetsAndPaged() throws Exception {
         String owner = "finder-" + System.nanoTime();
         String other = "other-" + System.nanoTime();
-        String both = sessionWith(owner, "okapi okapi okapi: the okapi is a forest giraffe");
+        String both = sessionWith(owner, "okapi okapi okapi: the okapi is a forest giraffe", "more on the okapi");
         Set<String> once = new HashSet<>();
         for (int i = 0; i < 3; i++) {
             once.add(sessionWith(owner, "a story mentioning an okapi, number " + i));
@@ -101,7 +104,7 @@ class SearchOnSqliteHttpTest {
         JsonNode all = search(owner, "okapi", "&limit=10").json();
         List<String> ids = new ArrayList<>();
         all.get("items").forEach(hit -> ids.add(hit.get("thread").get("id").asText()));
-        assertThat(ids).hasSize(4).first().as("the best match first").isEqualTo(both);
+        assertThat(ids).hasSize(4).first().as("the thread with the most matching texts first").isEqualTo(both);
         assertThat(ids.subList(1, 4)).containsExactlyInAnyOrderElementsOf(once);
         assertThat(all.get("items").get(0).get("snippet").asText()).containsIgnoringCase("okapi");
         assertThat(all.get("items").get(0).get("messageId").asText()).isNotBlank();

@@ -108,7 +108,8 @@ public interface SearchDao {
 
         /**
          * Hot: the matching documents of both indexes, summed per thread (SQLite takes the bare columns of a
-         * group from its row with the MAX: the title where it matches, else the newest matching message), then
+         * group from its row with the MAX: the newest matching message, else the title, which the hit shows
+         * anyway), then
          * the owner's threads, best first. A match in a message reads its thread from the covering index
          * {@code parley_messages_search_thread}, never the message's row, since the ranking reads every match
          * (INDEXED BY: SQLite would take the rowid's B-tree, whose rows are the wide messages; without the index
@@ -124,7 +125,7 @@ public interface SearchDao {
                 + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
                 + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId), "
                 + "per_thread (thread_id, total, pick, doc, in_title) AS ("
-                + "SELECT thread_id, SUM(score), MAX(in_title * 4611686018427387904 + doc), doc, in_title "
+                + "SELECT thread_id, SUM(score), MAX((1 - in_title) * 4611686018427387904 + doc), doc, in_title "
                 + "FROM hits GROUP BY thread_id) "
                 + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.doc AS best, h.in_title "
                 + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
