@@ -31,6 +31,7 @@ const state = {
   branches: {}, // user message id -> {index, count, siblingIds}: its place among the message and its edits
   olderCursor: null,
   searchHits: null, // the hits of the search box's query, or null to list every session
+  searchTarget: null, // {threadId, messageId?, query} of the hit just opened, marked once its conversation shows
   editing: null, // the id of the user message being edited
   live: new Map(), // runId -> { reducer, handle, status }
   expanded: new Set(),
@@ -143,15 +144,62 @@ function renderSearchHits(list) {
     const item = document.createElement('li');
     item.className = 'session hit' + (hit.thread.id === state.sessionId ? ' active' : '');
     item.dataset.id = hit.thread.id;
+    if (hit.messageId) item.dataset.messageId = hit.messageId;
     const title = document.createElement('span');
     title.className = 'title';
     title.textContent = hit.thread.title ?? 'New chat';
     const snippet = document.createElement('span');
     snippet.className = 'snippet';
-    snippet.textContent = hit.snippet;
+    snippet.append(...marked(hit.snippet, hit.highlights ?? []));
     item.append(title, snippet);
     list.append(item);
   }
+}
+
+/** The text as nodes, the ranges ({start, end}, in order) in <mark>: text nodes only, never markup. */
+function marked(text, ranges) {
+  const nodes = [];
+  let at = 0;
+  for (const { start, end } of ranges) {
+    if (start < at) continue;
+    if (start > at) nodes.push(document.createTextNode(text.slice(at, start)));
+    const mark = document.createElement('mark');
+    mark.textContent = text.slice(start, end);
+    nodes.push(mark);
+    at = end;
+  }
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  return nodes;
+}
+
+/**
+ * Where a search hit that was opened matches, once its conversation shows: the message the hit came from is
+ * scrolled to and its words that the query begins are marked (a phrase's words each, wherever they occur). A
+ * message older than the page loaded is not shown, and nothing is marked.
+ */
+function showSearchMatch() {
+  const target = state.searchTarget;
+  if (!target || target.threadId !== state.sessionId) return;
+  state.searchTarget = null;
+  if (!target.messageId) return;
+  const id = CSS.escape(target.messageId);
+  const element = $('messages').querySelector(`.user[data-message-id="${id}"], article.assistant[data-message-id="${id}"]`);
+  if (!element) return;
+  const words = target.query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const texts = [];
+  while (walker.nextNode()) texts.push(walker.currentNode);
+  for (const node of texts) {
+    const ranges = [];
+    for (const token of node.data.matchAll(/[\p{L}\p{N}]+/gu)) {
+      if (words.some((w) => token[0].toLowerCase().startsWith(w))) {
+        ranges.push({ start: token.index, end: token.index + token[0].length });
+      }
+    }
+    if (ranges.length) node.replaceWith(...marked(node.data, ranges));
+  }
+  element.classList.add('search-target');
+  element.scrollIntoView({ block: 'center' });
 }
 
 /** The search box: the sessions matching what it holds, best first; empty, every session again. */
@@ -196,8 +244,16 @@ $('sessions').addEventListener('click', attempt(async (e) => {
     await client.deleteSession(id);
     if (id === state.sessionId) newChat();
     await loadSessions();
-  } else if (id !== state.sessionId) {
-    location.hash = `#/s/${id}`;
+  } else {
+    if (item.classList.contains('hit')) {
+      state.searchTarget = { threadId: id, messageId: item.dataset.messageId, query: $('session-search').value };
+    }
+    if (id !== state.sessionId) {
+      location.hash = `#/s/${id}`;
+    } else {
+      renderMessages();
+      showSearchMatch();
+    }
   }
 }));
 
@@ -230,6 +286,7 @@ async function openSession(id) {
   const view = await client.getSession(id);
   applyView(view);
   renderSessions();
+  showSearchMatch();
   for (const message of view.messages) {
     if (message.type === 'assistant' && isRunningStatus(message.status)) follow(message.runId);
   }

@@ -208,8 +208,10 @@ export class ParleyClient {
   }
   /**
    * The sessions matching `query` (title and message text; every word, "quoted phrases"), best first:
-   * `{items: [{thread, snippet, messageId?}], nextCursor?, limit}`. A query the server cannot search (no words,
-   * too long) is a ParleyError with code INVALID_INPUT.
+   * `{items: [{thread, snippet, messageId?, highlights}], nextCursor?, limit}`: `highlights` are the places in
+   * `snippet` where the query matches, `[{start, end}]` (character offsets, end exclusive, in order), for marking
+   * them; `messageId` is the message the snippet is from (absent: the title). A query the server cannot search
+   * (no words, too long) is a ParleyError with code INVALID_INPUT.
    */
   searchSessions(query, { cursor, limit = 20 } = {}) {
     const params = new URLSearchParams({ q: query, limit: String(limit) });

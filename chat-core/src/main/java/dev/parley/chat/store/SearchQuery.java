@@ -79,6 +79,61 @@ public record SearchQuery(List<String> words, List<String> phrases) {
         return found;
     }
 
+    /** A range of characters of a text, {@code start} inclusive, {@code end} exclusive. */
+    public record TextRange(int start, int end) {
+        public TextRange {
+            if (start < 0 || end <= start) {
+                throw new IllegalArgumentException("a range is 0 <= start < end, got " + start + ".." + end);
+            }
+        }
+    }
+
+    /**
+     * Where the query matches in {@code text}, for marking it (a hit's snippet, a message): the words a query word
+     * begins (a word is a run of letters and digits; case ignored), and the words of each place a phrase occurs
+     * as written. In order, none overlapping; empty where nothing matches.
+     */
+    public List<TextRange> matchesIn(String text) {
+        List<TextRange> found = new ArrayList<>();
+        List<TextRange> tokens = new ArrayList<>();
+        List<String> lowered = new ArrayList<>();
+        Matcher word = WORD.matcher(text);
+        while (word.find()) {
+            tokens.add(new TextRange(word.start(), word.end()));
+            lowered.add(word.group().toLowerCase(Locale.ROOT));
+        }
+        boolean[] marked = new boolean[tokens.size()];
+        for (int i = 0; i < tokens.size(); i++) {
+            String token = lowered.get(i);
+            for (String w : words) {
+                if (token.startsWith(w)) {
+                    marked[i] = true;
+                    break;
+                }
+            }
+        }
+        for (String phrase : phrases) {
+            String[] parts = phrase.split(" ");
+            for (int i = 0; i + parts.length <= tokens.size(); i++) {
+                boolean here = true;
+                for (int k = 0; k < parts.length && here; k++) {
+                    here = lowered.get(i + k).equals(parts[k]);
+                }
+                if (here) {
+                    for (int k = 0; k < parts.length; k++) {
+                        marked[i + k] = true;
+                    }
+                }
+            }
+        }
+        for (int i = 0; i < tokens.size(); i++) {
+            if (marked[i]) {
+                found.add(tokens.get(i));
+            }
+        }
+        return found;
+    }
+
     /** Every word of the query, phrases' words included, in order. */
     public List<String> allWords() {
         List<String> all = new ArrayList<>(words);

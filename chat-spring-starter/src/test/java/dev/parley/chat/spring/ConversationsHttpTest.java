@@ -247,7 +247,18 @@ class ConversationsHttpTest {
         JsonNode page = http.get(alice, "/api/chat/sessions?q=zanzibar").json();
         assertThat(page.get("items")).hasSize(1);
         assertThat(page.get("items").get(0).get("thread").get("id").asText()).isEqualTo(mine);
-        assertThat(page.get("items").get(0).get("snippet").asText()).containsIgnoringCase("zanzibar");
+        JsonNode hit = page.get("items").get(0);
+        String snippet = hit.get("snippet").asText();
+        assertThat(snippet).containsIgnoringCase("zanzibar");
+        assertThat(hit.get("highlights")).as("where the query matches in the snippet").isNotEmpty();
+        for (JsonNode range : hit.get("highlights")) {
+            assertThat(snippet.substring(range.get("start").asInt(), range.get("end").asInt()))
+                    .isEqualToIgnoringCase("zanzibar");
+        }
+        JsonNode prefix = http.get(alice, "/api/chat/sessions?q=zanz").json().get("items").get(0);
+        assertThat(prefix.get("highlights")).extracting(r -> prefix.get("snippet").asText()
+                .substring(r.get("start").asInt(), r.get("end").asInt()).toLowerCase(java.util.Locale.ROOT))
+                .as("a prefix marks the whole word it begins").containsOnly("zanzibar");
         assertThat(http.get(alice, "/api/chat/sessions?q=" + "x".repeat(600)).status()).isEqualTo(400);
     }
 }

@@ -385,7 +385,17 @@ class ChatPageBrowserTest {
         wait.until(d -> count("#sessions .session.hit") == 1);
         assertThat((String) js("return document.querySelector('#sessions .session.hit .snippet').innerText"))
                 .contains("Porto");
+        assertThat((String) js("return document.querySelector('#sessions .session.hit .snippet mark').innerText"))
+                .as("the matched word marked in the hit").isEqualTo("Porto");
         screenshot("15-search");
+        click("#sessions .session.hit");
+        wait.until(d -> ("#/s/" + session).equals(js("return location.hash")) && count(".search-target mark") > 0);
+        assertThat((String) js("return document.querySelector('.search-target').dataset.messageId"))
+                .as("the message the hit is from").isNotBlank();
+        assertThat((String) js("return [...document.querySelectorAll('.search-target mark')].map(m => m.innerText)"
+                + ".join(' ')")).as("its matched words marked").isEqualTo("Porto");
+        screenshot("15b-search-hit-opened");
+        driver.findElement(By.id("new-session")).click();
         search.sendKeys(Keys.chord(Keys.CONTROL, "a"), "\"unbalanced NEAR *");
         wait.until(d -> count("#sessions .session.hit") == 0 && d.findElement(By.id("search-note")).isDisplayed());
         assertThat(driver.findElement(By.id("error-bar")).isDisplayed()).as("no error, just no match").isFalse();

@@ -12,11 +12,15 @@ import dev.parley.chat.engine.ThreadUpdate;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.spring.OwnerResolver;
 import dev.parley.chat.spring.ParleySse;
+import dev.parley.chat.store.SearchQuery;
+import dev.parley.chat.store.ThreadSearchHit;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -72,7 +76,7 @@ public class ChatController extends ParleyEndpoints {
 
     /**
      * The caller's sessions, newest activity first; with a non-blank {@code q}, the sessions matching it, best
-     * first, as {@code {thread, snippet, messageId?}} hits (a cursor is then one the search gave out).
+     * first, as {@code {thread, snippet, messageId?, highlights}} hits (a cursor is then one the search gave out).
      */
     @GetMapping("/sessions")
     public ResponseEntity<byte[]> listSessions(HttpServletRequest request,
@@ -94,10 +98,23 @@ public class ChatController extends ParleyEndpoints {
         return JsonBodies.ok(page);
     }
 
+    /** A page of hits, each with where the query matches in its snippet ({@code highlights}, for marking). */
     private Map<String, Object> search(String owner, String query, @Nullable String cursor, int size) {
         SearchPage hits = engine.searchThreads(owner, query, cursor == null || cursor.isEmpty() ? null : cursor, size);
+        SearchQuery parsed = SearchQuery.of(query);
+        List<Map<String, Object>> items = new ArrayList<>(hits.hits().size());
+        for (ThreadSearchHit hit : hits.hits()) {
+            Map<String, Object> item = new LinkedHashMap<>();
+            item.put("thread", hit.thread());
+            item.put("snippet", hit.snippet());
+            if (hit.messageId() != null) {
+                item.put("messageId", hit.messageId());
+            }
+            item.put("highlights", parsed.matchesIn(hit.snippet()));
+            items.add(item);
+        }
         Map<String, Object> page = new LinkedHashMap<>();
-        page.put("items", hits.hits());
+        page.put("items", items);
         if (hits.nextCursor() != null) {
             page.put("nextCursor", hits.nextCursor());
         }
