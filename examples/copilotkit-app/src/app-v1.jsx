@@ -3,7 +3,7 @@
 // the v1 API: the same endpoint serves both. ?runtimeUrl=… and ?thread=… as for the v2 page.
 import React from 'react';
 import { createRoot } from 'react-dom/client';
-import { CopilotKit } from '@copilotkit/react-core';
+import { CopilotKit, useLangGraphInterrupt } from '@copilotkit/react-core';
 import { useCopilotKit } from '@copilotkit/react-core/v2';
 import { CopilotChat } from '@copilotkit/react-ui';
 import '@copilotkit/react-ui/styles.css';
@@ -24,9 +24,25 @@ function Ready() {
   return null;
 }
 
+/** A pending question (Parley's clarify) with a button per choice; a choice answers it. */
+function Question() {
+  useLangGraphInterrupt({
+    render: ({ event, resolve }) => (
+      <div data-testid="parley-question">
+        <p>{event.value?.message}</p>
+        {(event.value?.responseSchema?.enum ?? []).map((choice) => (
+          <button key={choice} data-choice={choice} onClick={() => resolve(choice)}>{choice}</button>
+        ))}
+      </div>
+    ),
+  });
+  return null;
+}
+
 createRoot(document.getElementById('root')).render(
   <CopilotKit runtimeUrl={runtimeUrl} threadId={threadId} credentials="include">
     <Ready />
+    <Question />
     <div style={{ height: '100vh' }}>
       <CopilotChat />
     </div>

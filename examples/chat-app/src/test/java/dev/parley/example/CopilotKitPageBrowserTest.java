@@ -294,4 +294,21 @@ class CopilotKitPageBrowserTest {
         copilotKit.reload();
         assertThat(awaitConversation(1)).as("and after a reload, from the address").isEqualTo(firstConversation);
     }
+
+    /**
+     * The v1 chat shows a pending question through {@code useLangGraphInterrupt}; it survives a reload, and the
+     * choice made there resumes the run.
+     */
+    @Test
+    void theV1ChatsPendingQuestionSurvivesAReloadAndItsAnswerResumesTheRun() throws Exception {
+        String threadId = UUID.randomUUID().toString();
+        copilotKit.open(CopilotKitBrowser.V1, host(), threadId);
+        send("clarify the format");
+        browser.waitFor("[data-testid=parley-question] button[data-choice]");
+        browser.driver().navigate().refresh();
+        browser.waitFor("[data-testid=parley-question] button[data-choice='A table']").click();
+        browser.waiter().until(driver -> browser.count("[data-testid=parley-question]") == 0
+                && String.valueOf(browser.js("return document.body.innerText")).contains("You chose A table"));
+        assertThat(storedAnswer(threadId).get("text").asText()).contains("You chose **A table**");
+    }
 }
