@@ -10,13 +10,18 @@ import { Observable } from 'rxjs';
 const TERMINAL = new Set(['RUN_FINISHED', 'RUN_ERROR']);
 
 /**
- * Headers a proxy, a CDN or a hosting platform adds, never the caller's own: not sent on to Parley from a stop
- * request (the runtime leaves the same out of what it forwards to an agent).
+ * The runtime's built-in denylist (@copilotkit/runtime 1.75, `header-utils`): headers a proxy, a CDN or a hosting
+ * platform adds, never the caller's own. A stop request's headers go to Parley by the runtime's own
+ * `forwardHeadersPolicy` when the hooks see the runtime (as run and connect do), else by this default.
  */
-const PLATFORM_HEADERS = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port',
-  'x-forwarded-server', 'x-real-ip', 'x-request-id', 'x-amzn-trace-id', 'x-cloud-trace-context', 'x-cache',
-  'x-served-by']);
-const PLATFORM_PREFIXES = ['x-amz-', 'x-azure-', 'x-fastly-', 'x-vercel-', 'x-middleware-', 'x-copilotcloud-'];
+const DEFAULT_DENY_HEADER_NAMES = new Set(['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host',
+  'x-forwarded-port', 'x-forwarded-server', 'x-real-ip', 'x-amzn-trace-id', 'x-amz-cf-id', 'x-cloud-trace-context',
+  'x-cache', 'x-served-by', 'x-request-id', 'x-copilotcloud-public-api-key']);
+const DEFAULT_DENY_HEADER_PREFIXES = ['x-amz-', 'x-azure-', 'x-fastly-', 'x-vercel-', 'x-middleware-',
+  'x-copilotcloud-'];
+/** The runtime's policy without `forwardHeaders` configured: its built-in denylist. */
+const DEFAULT_FORWARD_POLICY = Object.freeze({ useDefaultDenylist: true, denyNames: new Set(), denyPrefixes: [],
+  allow: undefined });
 
 /** An answer from Parley that is not what the call needs, or Parley out of reach. */
 export class ParleyRunnerError extends Error {
@@ -114,7 +119,8 @@ export class ParleyAgentRunner extends AgentRunner {
           } catch {
             // an agent factory that fails here fails the stop itself, as the runtime calls it again
           }
-          return forwardable(agentHeaders, request.headers);
+          return forwardable(agentHeaders, request.headers, isPolicy(runtime?.forwardHeadersPolicy)
+            ? runtime.forwardHeadersPolicy : DEFAULT_FORWARD_POLICY);
         })();
         // synchronously, before anything is awaited: the rest of this request's handling (the runtime's stop
         // handler and so this runner's stop) runs in the context entered here
@@ -346,6 +352,12 @@ class ParleyAgent {
   }
 }
 
+/** Whether `policy` looks like the runtime's resolved `forwardHeadersPolicy` (its shape in 1.75). */
+function isPolicy(policy) {
+  return policy != null && typeof policy === 'object' && policy.denyNames instanceof Set
+    && Array.isArray(policy.denyPrefixes) && (policy.allow === undefined || policy.allow instanceof Set);
+}
+
 function refused(url, status, body) {
   let detail = body;
   try {
@@ -359,18 +371,45 @@ function refused(url, status, body) {
     { status, body, url });
 }
 
-/** The caller's headers on a request: the agent's own, then `authorization` and the `x-*` ones a caller sends. */
-function forwardable(agentHeaders, headers) {
-  const out = { ...agentHeaders };
-  const taken = new Set(Object.keys(out).map((name) => name.toLowerCase()));
+/**
+ * The caller's headers on a stop request, as the runtime merges them for run and connect (its
+ * `mergeForwardableHeaders`): the agent's own headers (the first of two spellings of one name wins), then the
+ * request's headers that `policy` forwards and the agent does not set.
+ *
+ * @param {Record<string, string>} agentHeaders
+ * @param {Headers} headers
+ * @param {{useDefaultDenylist?: boolean, denyNames?: Set<string>, denyPrefixes?: string[], allow?: Set<string>}} policy
+ *   the runtime's resolved `forwardHeadersPolicy`
+ */
+function forwardable(agentHeaders, headers, policy) {
+  const out = {};
+  const taken = new Set();
+  for (const [name, value] of Object.entries(agentHeaders ?? {})) {
+    const lower = name.toLowerCase();
+    if (taken.has(lower)) continue;
+    taken.add(lower);
+    out[name] = value;
+  }
   headers.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (taken.has(lower)) return;
-    if (lower !== 'authorization' && !lower.startsWith('x-')) return;
-    if (PLATFORM_HEADERS.has(lower) || PLATFORM_PREFIXES.some((prefix) => lower.startsWith(prefix))) return;
-    out[lower] = value;
+    if (!taken.has(lower) && shouldForwardHeader(lower, policy)) out[lower] = value;
   });
   return out;
+}
+
+/**
+ * The runtime's rule (@copilotkit/runtime 1.75, `shouldForwardHeader`, not exported by it): with an `allow` list,
+ * the names in it minus the integrator's `deny`/`denyPrefixes`; else `authorization` and `x-*`, minus the built-in
+ * denylist (unless `useDefaultDenylist: false`) and the integrator's `deny`/`denyPrefixes`.
+ */
+function shouldForwardHeader(lower, policy) {
+  const denied = (policy.denyNames?.has(lower) ?? false)
+    || (policy.denyPrefixes ?? []).some((prefix) => lower.startsWith(prefix));
+  if (policy.allow) return policy.allow.has(lower) && !denied;
+  if (lower !== 'authorization' && !lower.startsWith('x-')) return false;
+  if (policy.useDefaultDenylist !== false && (DEFAULT_DENY_HEADER_NAMES.has(lower)
+    || DEFAULT_DENY_HEADER_PREFIXES.some((prefix) => lower.startsWith(prefix)))) return false;
+  return !denied;
 }
 
 /**

@@ -325,3 +325,41 @@ test('the runner itself: isRunning while it relays a run, stop\'s answer, errors
   await assert.rejects(refusing.stop({ threadId }), (error) => error instanceof ParleyRunnerError
     && error.status === 404 && /Agent not found/.test(error.message) && /"code":"NOT_FOUND"/.test(error.body));
 });
+
+/** A fetch that answers every call with `answer()` and keeps each call's URL and headers (lowercased names). */
+function recordingFetch(answer = () => Response.json({ stopped: true })) {
+  const calls = [];
+  const fetch = async (url, init) => {
+    calls.push({ url: String(url), headers: Object.fromEntries(Object.entries(init?.headers ?? {})
+      .map(([name, value]) => [name.toLowerCase(), value])) });
+    return answer(url, init);
+  };
+  return { fetch, calls };
+}
+
+test('the stop request\'s headers go to Parley by the runtime\'s own forwardHeaders policy, as run and connect do',
+  async () => {
+    // the runtime's own resolver (its header-utils, not exported: by path), as `new CopilotRuntime` calls it
+    const { resolveForwardHeadersPolicy } = await import(new URL(
+      '../node_modules/@copilotkit/runtime/dist/v2/runtime/handlers/header-utils.mjs', import.meta.url));
+    const request = () => new Request('http://runtime.test/api/copilotkit/agent/default/stop/t', { method: 'POST',
+      headers: { authorization: 'Bearer page', 'x-parley-owner': OWNER, 'x-secret': 's', 'x-internal-trace': 'i',
+        'x-forwarded-for': '10.0.0.1', 'x-amz-cf-id': 'cf', 'x-copilotcloud-public-api-key': 'k', cookie: 'c=1' } });
+    const stopHeaders = async (forwardHeaders) => {
+      const { fetch, calls } = recordingFetch();
+      const runner = new ParleyAgentRunner({ url: 'http://parley.test/api/chat/copilotkit', fetch });
+      const runtime = { agents: { default: runner.agent() },
+        forwardHeadersPolicy: resolveForwardHeadersPolicy(forwardHeaders) };
+      const threadId = randomUUID();
+      runner.hooks.onBeforeHandler({ request: request(), runtime, route: { method: 'agent/stop', threadId } });
+      assert.equal(await runner.stop({ threadId }), true);
+      const { 'content-type': _json, ...sent } = calls[0].headers;
+      return sent;
+    };
+    assert.deepEqual(await stopHeaders(undefined), { authorization: 'Bearer page', 'x-parley-owner': OWNER,
+      'x-secret': 's', 'x-internal-trace': 'i' }, 'the runtime\'s built-in denylist');
+    assert.deepEqual(await stopHeaders({ deny: ['X-Secret'], denyPrefixes: ['x-internal-'] }),
+      { authorization: 'Bearer page', 'x-parley-owner': OWNER }, 'deny and denyPrefixes');
+    assert.deepEqual(await stopHeaders({ allow: ['x-parley-owner', 'x-forwarded-for'] }),
+      { 'x-parley-owner': OWNER, 'x-forwarded-for': '10.0.0.1' }, 'allow: those only, the default denylist off');
+  });
