@@ -75,7 +75,10 @@ export class ParleyAgentRunner extends AgentRunner {
   /** @type {ParleyAgentRunnerOptions['headers']} */ #headers;
   /** @type {typeof fetch} */ #fetch;
   /** @type {number} */ #remember;
-  /** The caller of each thread's newest run or connect that Parley took as the thread's owner, oldest first. */
+  /**
+   * Without hooks: the caller of each thread's newest run or connect that Parley started a run for (its owner),
+   * oldest first. Empty once the hooks are seen.
+   */
   /** @type {Map<string, Record<string, string>>} */ #callers = new Map();
   /**
    * The stop request being handled, as `hooks` saw it: `{threadId, headers}`, headers a promise. Set in the
@@ -109,6 +112,7 @@ export class ParleyAgentRunner extends AgentRunner {
     this.hooks = {
       /** @param {{request: Request, route?: {method?: string, threadId?: string}, runtime?: any}} context */
       onBeforeHandler({ request, route, runtime }) {
+        if (!runner.#hooked) runner.#callers.clear();
         runner.#hooked = true;
         if (route?.method !== 'agent/stop' || !route.threadId) return undefined;
         const headers = (async () => {
@@ -291,13 +295,11 @@ export class ParleyAgentRunner extends AgentRunner {
           throw new ParleyRunnerError(`Parley answered POST ${url} with ${response.status} ${type || 'no content type'}`
             + `, not an event stream: ${body.slice(0, 200)}`, { status: response.status, body, url });
         }
-        let remembered = false;
         for await (const event of sseEvents(response.body, url)) {
-          if (!remembered) {
-            // Parley answers only the thread's owner with events: this caller is the one a stop acts for
-            this.#rememberCaller(threadId, caller);
-            remembered = true;
-          }
+          // Parley starts a run only for the thread's owner (a refused input can be a lone RUN_ERROR, sent before
+          // ownership is checked): this caller is the one a stop without hooks acts for. With hooks, a stop takes
+          // its own caller's headers, so none are kept.
+          if (event.type === 'RUN_STARTED' && !this.#hooked) this.#rememberCaller(threadId, caller);
           if (subscriber.closed) return;
           emit(event);
         }

@@ -363,3 +363,27 @@ test('the stop request\'s headers go to Parley by the runtime\'s own forwardHead
     assert.deepEqual(await stopHeaders({ allow: ['x-parley-owner', 'x-forwarded-for'] }),
       { 'x-parley-owner': OWNER, 'x-forwarded-for': '10.0.0.1' }, 'allow: those only, the default denylist off');
   });
+
+test('without hooks, a stranger\'s refused input on the thread does not make them the caller a stop acts for',
+  async () => {
+    const runner = new ParleyAgentRunner({ url: PARLEY + '/copilotkit' });
+    const threadId = randomUUID();
+    const base = { threadId, tools: [], context: [], state: {}, forwardedProps: {} };
+    const collect = (headers, input) => new Promise((resolve, reject) => {
+      const events = [];
+      runner.run({ threadId, input, agent: { headers } })
+        .subscribe({ next: (e) => events.push(e), complete: () => resolve(events), error: reject });
+      collect.last = events;
+    });
+    const owners = collect({ 'X-Parley-Owner': OWNER }, { ...base, runId: randomUUID(),
+      messages: [{ id: randomUUID(), role: 'user', content: 'wait for me' }] });
+    const ownerEvents = collect.last;
+    await waitFor(() => ownerEvents.some((e) => e.type === 'TEXT_MESSAGE_CONTENT'), 'the first words');
+    // earlier messages the thread does not have: Parley answers 200 and one RUN_ERROR (HISTORY_MISMATCH)
+    const strangers = await collect({ 'X-Parley-Owner': 'someone-else-' + randomUUID() }, { ...base,
+      runId: randomUUID(), messages: [{ id: randomUUID(), role: 'user', content: 'other' },
+        { id: randomUUID(), role: 'user', content: 'mine now' }] });
+    assert.deepEqual(strangers.map((e) => e.type), ['RUN_ERROR'], JSON.stringify(strangers));
+    assert.equal(await runner.stop({ threadId }), true, 'the stop acts for the owner, whose run it stops');
+    assert.equal((await owners).at(-1).type, 'RUN_FINISHED');
+  });
