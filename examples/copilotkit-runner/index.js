@@ -264,6 +264,9 @@ export class ParleyAgentRunner extends AgentRunner {
       const abort = new AbortController();
       let started = false;
       let ended = false;
+      // the newest RUN_STARTED / RUN_FINISHED / RUN_ERROR passed on was a terminal one: the run's end is told
+      let terminalSeen = false;
+      let inRun = false;
       const relayEnd = () => {
         if (started && !ended) this.#relay(threadId, -1);
         ended = true;
@@ -273,14 +276,25 @@ export class ParleyAgentRunner extends AgentRunner {
           started = true;
           this.#relay(threadId, +1);
         }
-        if (TERMINAL.has(event.type)) relayEnd();
+        if (event.type === 'RUN_STARTED') {
+          inRun = true;
+          terminalSeen = false;
+        }
+        if (TERMINAL.has(event.type)) {
+          relayEnd();
+          inRun = false;
+          terminalSeen = true;
+        }
         subscriber.next(event);
       };
       const fail = (error) => {
         relayEnd();
         if (subscriber.closed) return;
-        subscriber.next({ type: 'RUN_ERROR', message: error.message,
-          code: error.status === undefined ? 'PARLEY_UNREACHABLE' : `PARLEY_HTTP_${error.status}` });
+        // after the run's own end (e.g. the connection reset after RUN_FINISHED) a second end would contradict it
+        if (!terminalSeen) {
+          subscriber.next({ type: 'RUN_ERROR', message: error.message,
+            code: error.code ?? (error.status === undefined ? 'PARLEY_UNREACHABLE' : `PARLEY_HTTP_${error.status}`) });
+        }
         subscriber.complete();
       };
       (async () => {
@@ -302,6 +316,13 @@ export class ParleyAgentRunner extends AgentRunner {
           if (event.type === 'RUN_STARTED' && !this.#hooked) this.#rememberCaller(threadId, caller);
           if (subscriber.closed) return;
           emit(event);
+        }
+        if (inRun) {
+          // a stream that ends cleanly mid-run (a proxy closing it, Parley going away) ends the run with an error
+          const error = new ParleyRunnerError(`Parley's ${operation} stream for thread ${threadId} ended before the `
+            + 'run did (no RUN_FINISHED or RUN_ERROR); connect again to follow it', { url });
+          error.code = 'PARLEY_STREAM_ENDED';
+          throw error;
         }
         relayEnd();
         subscriber.complete();

@@ -387,3 +387,30 @@ test('without hooks, a stranger\'s refused input on the thread does not make the
     assert.equal(await runner.stop({ threadId }), true, 'the stop acts for the owner, whose run it stops');
     assert.equal((await owners).at(-1).type, 'RUN_FINISHED');
   });
+
+test('one end per run: none added after Parley\'s own, one RUN_ERROR when the stream ends mid-run', async () => {
+  const sse = (events, { fail } = {}) => () => {
+    const queue = [...events];
+    return new Response(new ReadableStream({
+      pull(controller) {
+        if (queue.length) controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(queue.shift())}\n\n`));
+        else if (fail) controller.error(new Error('connection reset'));
+        else controller.close();
+      },
+    }), { headers: { 'content-type': 'text/event-stream' } });
+  };
+  const types = (answer) => new Promise((resolve, reject) => {
+    const events = [];
+    new ParleyAgentRunner({ url: 'http://parley.test/api/chat/copilotkit', fetch: recordingFetch(answer).fetch })
+      .run({ threadId: 't', input: { threadId: 't', runId: 'r', messages: [] }, agent: { headers: {} } })
+      .subscribe({ next: (e) => events.push(e), complete: () => resolve(events), error: reject });
+  });
+  const started = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };
+  assert.deepEqual((await types(sse([started, { type: 'RUN_FINISHED' }], { fail: true }))).map((e) => e.type),
+    ['RUN_STARTED', 'RUN_FINISHED'], 'a reset after RUN_FINISHED');
+  const ended = await types(sse([started]));
+  assert.deepEqual(ended.map((e) => e.type), ['RUN_STARTED', 'RUN_ERROR']);
+  assert.equal(ended[1].code, 'PARLEY_STREAM_ENDED');
+  assert.match(ended[1].message, /ended before the run did/);
+  assert.deepEqual((await types(sse([started], { fail: true }))).map((e) => e.type), ['RUN_STARTED', 'RUN_ERROR']);
+});
