@@ -196,12 +196,17 @@ export class ParleyAgentRunner extends AgentRunner {
   async stop({ threadId, runId }) {
     const stopRequest = this.#stopRequest.getStore();
     let caller;
+    const url = `${this.#base}/agent/${encodeURIComponent(this.#agentId)}/stop/${encodeURIComponent(threadId)}`;
     if (stopRequest?.threadId === threadId) {
       caller = await stopRequest.headers;
+    } else if (this.#hooked) {
+      // the hooks are installed but did not see this stop (called after an await in a host's own async hook, or
+      // stop called from outside a request): sending it without its caller's credentials would act for nobody
+      throw new ParleyRunnerError(`the stop request for thread ${threadId} was not seen by runner.hooks: call `
+        + 'runner.hooks.onBeforeHandler synchronously from the handler\'s hooks, before anything is awaited', { url });
     } else {
-      caller = this.#hooked ? {} : (this.#callers.get(threadId) ?? {});
+      caller = this.#callers.get(threadId) ?? {};
     }
-    const url = `${this.#base}/agent/${encodeURIComponent(this.#agentId)}/stop/${encodeURIComponent(threadId)}`;
     const headers = await this.#headersFor('stop', threadId, caller);
     const response = await this.#call(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(runId === undefined ? {} : { runId }) });

@@ -414,3 +414,16 @@ test('one end per run: none added after Parley\'s own, one RUN_ERROR when the st
   assert.match(ended[1].message, /ended before the run did/);
   assert.deepEqual((await types(sse([started], { fail: true }))).map((e) => e.type), ['RUN_STARTED', 'RUN_ERROR']);
 });
+
+test('with the hooks installed, a stop they did not see is refused clearly, never sent without its caller', async () => {
+  const sent = [];
+  const runner = new ParleyAgentRunner({ url: 'http://parley.invalid/api/chat/copilotkit',
+    fetch: async (url, init) => { sent.push(url); return new Response('{"stopped":true}', { status: 200 }); } });
+  const request = new Request('http://runtime.invalid/api/copilotkit/info');
+  runner.hooks.onBeforeHandler({ request, route: { method: 'info' } });
+  // a host's async hook that awaited before calling the runner's: the stop runs outside the marked context
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  await assert.rejects(runner.stop({ threadId: 't-1', runId: 'r-1' }), (error) => error instanceof ParleyRunnerError
+    && /not seen by runner\.hooks/.test(error.message));
+  assert.deepEqual(sent, [], 'nothing reached Parley');
+});
