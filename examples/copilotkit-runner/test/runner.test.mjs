@@ -97,6 +97,20 @@ function record(agent) {
   return events;
 }
 
+/**
+ * A page on a new thread of `runtime` that sent `text` and sees the first words of the answer: the thread, the
+ * page, the events it received, and the run's promise.
+ */
+async function answering(runtime, text) {
+  const threadId = randomUUID();
+  const p1 = await page(runtime, threadId);
+  say(p1.agent, text);
+  const events = record(p1.agent);
+  const running = p1.core.runAgent({ agent: p1.agent });
+  await waitFor(() => events.some((e) => e.type === 'TEXT_MESSAGE_CONTENT'), 'the first words of the answer');
+  return { threadId, p1, events, running };
+}
+
 async function waitFor(check, what, ms = 10_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -173,12 +187,7 @@ test('the comparison: the stock runtime (in-memory runner) comes back from the s
 
 test('a second runtime re-joins a run mid-answer and gets the answer once, to its end', async () => {
   const [one, two] = await shared;
-  const threadId = randomUUID();
-  const p1 = await page(one, threadId);
-  say(p1.agent, 'slow please');
-  const events = record(p1.agent);
-  const running = p1.core.runAgent({ agent: p1.agent });
-  await waitFor(() => events.some((e) => e.type === 'TEXT_MESSAGE_CONTENT'), 'the first words of the answer');
+  const { threadId, p1, events, running } = await answering(one, 'slow please');
 
   const p2 = await page(two, threadId);
   const rejoined = record(p2.agent);
@@ -196,12 +205,7 @@ test('a second runtime re-joins a run mid-answer and gets the answer once, to it
 
 test('stop through the runtime ends the run with its partial answer kept', async () => {
   const [one, two] = await shared;
-  const threadId = randomUUID();
-  const p1 = await page(one, threadId);
-  say(p1.agent, 'wait for me');
-  const events = record(p1.agent);
-  const running = p1.core.runAgent({ agent: p1.agent });
-  await waitFor(() => events.some((e) => e.type === 'TEXT_MESSAGE_CONTENT'), 'the first words of the answer');
+  const { threadId, p1, events, running } = await answering(one, 'wait for me');
   requests.length = 0;
   p1.core.stopAgent({ agent: p1.agent });
   await running;
@@ -220,12 +224,7 @@ test('stop through the runtime ends the run with its partial answer kept', async
 
 test('a stop through another runtime reaches the run, for its owner only', async () => {
   const [one, two] = await shared;
-  const threadId = randomUUID();
-  const p1 = await page(one, threadId);
-  say(p1.agent, 'wait for me');
-  const events = record(p1.agent);
-  const running = p1.core.runAgent({ agent: p1.agent });
-  await waitFor(() => events.some((e) => e.type === 'TEXT_MESSAGE_CONTENT'), 'the first words of the answer');
+  const { threadId, p1, events, running } = await answering(one, 'wait for me');
 
   // the stop request as a page sends it, to the other runtime, which never saw the thread
   const stop = (owner) => realFetch(`${two.url}/agent/default/stop/${threadId}`, { method: 'POST',
