@@ -12,6 +12,11 @@ public enum ErrorCode {
     CONFLICT,
     /** The request itself is malformed: a blank or oversized message, a negative page, bad JSON, … */
     INVALID_INPUT,
+    /**
+     * The request is larger than a limit allows: an attachment past its size limit, or past what its message
+     * or its owner may hold. Nothing of it was kept.
+     */
+    TOO_LARGE,
     /** The runtime does not offer what was asked (see {@code RuntimeAdapter.capabilities()}). */
     UNSUPPORTED,
     /** The runtime could not be reached or refused the connection. */

@@ -4,6 +4,11 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.attachment.AttachmentLimits;
+import dev.parley.chat.attachment.AttachmentStore;
+import dev.parley.chat.attachment.BlobStore;
+import dev.parley.chat.attachment.InMemoryBlobStore;
+import dev.parley.chat.engine.internal.AttachmentWork;
 import dev.parley.chat.engine.internal.EngineContext;
 import dev.parley.chat.engine.internal.EventRetention;
 import dev.parley.chat.engine.internal.HostActions;
@@ -38,6 +43,7 @@ import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.BranchMovedException;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadSearchHit;
@@ -134,6 +140,7 @@ public final class ChatEngine implements AutoCloseable {
     private final RuntimeAdapter runtime;
     private final EngineLimits limits;
     private final DoubleTexting doubleTexting;
+    private final ChatAttachments attachments;
     private final List<ExecutorService> ownedExecutors;
     private volatile boolean closed;
 
@@ -169,8 +176,14 @@ public final class ChatEngine implements AutoCloseable {
             log.warn("{} host action(s) and {} source(s) of them registered, but the runtime cannot call host"
                     + " actions; they are not offered", b.hostActions.size(), b.hostActionSources.size());
         }
+        BlobStore blobs = b.blobStore != null ? b.blobStore
+                : store instanceof InMemoryChatStore ? new InMemoryBlobStore() : null;
+        AttachmentWork attachmentWork = new AttachmentWork(store,
+                store instanceof AttachmentStore kept ? kept : null, blobs, b.attachmentLimits,
+                runtime.attachmentSupport(), b.clock);
+        this.attachments = new ChatAttachments(attachmentWork);
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
-                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout);
+                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork);
         this.runs = new RunManager(ctx);
         this.views = new ThreadViews(ctx, runs);
         this.turns = new Turns(ctx, runs, views, doubleTexting);
@@ -327,6 +340,12 @@ public final class ChatEngine implements AutoCloseable {
     public void deleteThread(String ownerId, String threadId) {
         ownedThread(ownerId, threadId);
         runs.deleteThread(threadId, false, Duration.ZERO);
+        ctx.attachments().purgeUnreferenced();
+    }
+
+    /** Files and images sent with messages: upload, find, read. */
+    public ChatAttachments attachments() {
+        return attachments;
     }
 
     // ================================================================== runs
@@ -633,6 +652,7 @@ public final class ChatEngine implements AutoCloseable {
                 }
             }
         } while (!page.isEmpty());
+        ctx.attachments().eraseOwner(ownerId);
         return erased;
     }
 
@@ -772,6 +792,8 @@ public final class ChatEngine implements AutoCloseable {
         private Duration leaseTimeout = Duration.ofSeconds(30);
         private Duration controlTimeout = Duration.ofSeconds(10);
         private @Nullable Duration eventRetention;
+        private @Nullable BlobStore blobStore;
+        private AttachmentLimits attachmentLimits = AttachmentLimits.defaults();
 
         private Builder() {
         }
@@ -838,6 +860,23 @@ public final class ChatEngine implements AutoCloseable {
         /** Where everything is kept. Required; e.g. {@code new InMemoryChatStore()}. */
         public Builder store(ChatStore value) {
             this.store = Objects.requireNonNull(value, "store");
+            return this;
+        }
+
+        /**
+         * Where attachment bytes are kept. Attachments work when the store keeps them (it implements
+         * {@link AttachmentStore}, as both of Parley's stores do) and a blob store is set; on an
+         * {@link InMemoryChatStore} without one, an {@link InMemoryBlobStore} is used. The engine does not
+         * close it.
+         */
+        public Builder blobStore(BlobStore value) {
+            this.blobStore = Objects.requireNonNull(value, "blobStore");
+            return this;
+        }
+
+        /** Bounds on attachments (default: {@link AttachmentLimits#defaults()}). */
+        public Builder attachmentLimits(AttachmentLimits value) {
+            this.attachmentLimits = Objects.requireNonNull(value, "attachmentLimits");
             return this;
         }
 

@@ -19,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param clientMessageId the sending client's id for this message, an idempotency key (1 to 200 characters):
  *     the same id and message again returns the first run's ticket and starts nothing; the same id with
  *     another message is a CONFLICT. Stored with the user message. Null for none.
+ * @param attachmentIds files and images uploaded to the thread beforehand ({@link ChatAttachments#upload}) that
+ *     the message sends, in order; empty for none
  */
 public record StartRun(
         String message,
@@ -27,12 +29,20 @@ public record StartRun(
         @Nullable Integer maxIterations,
         Map<String, Object> context,
         List<HostToolSpec> clientTools,
-        @Nullable String clientMessageId) {
+        @Nullable String clientMessageId,
+        List<String> attachmentIds) {
 
     public StartRun {
+        attachmentIds = attachmentIds == null ? List.of() : List.copyOf(attachmentIds);
         Objects.requireNonNull(message, "message");
         context = context == null ? Map.of() : Map.copyOf(context);
         clientTools = clientTools == null ? List.of() : List.copyOf(clientTools);
+    }
+
+    /** A message without attachments. */
+    public StartRun(String message, @Nullable String modelId, @Nullable String skill, @Nullable Integer maxIterations,
+            Map<String, Object> context, List<HostToolSpec> clientTools, @Nullable String clientMessageId) {
+        this(message, modelId, skill, maxIterations, context, clientTools, clientMessageId, List.of());
     }
 
     /** A message without client tools or client id. */
@@ -43,12 +53,17 @@ public record StartRun(
 
     /** The same request with tools the person's browser runs. */
     public StartRun withClientTools(List<HostToolSpec> tools) {
-        return new StartRun(message, modelId, skill, maxIterations, context, tools, clientMessageId);
+        return new StartRun(message, modelId, skill, maxIterations, context, tools, clientMessageId, attachmentIds);
     }
 
     /** The same request with the sending client's id for the message. */
     public StartRun withClientMessageId(@Nullable String id) {
-        return new StartRun(message, modelId, skill, maxIterations, context, clientTools, id);
+        return new StartRun(message, modelId, skill, maxIterations, context, clientTools, id, attachmentIds);
+    }
+
+    /** The same request sending these uploaded attachments. */
+    public StartRun withAttachments(List<String> ids) {
+        return new StartRun(message, modelId, skill, maxIterations, context, clientTools, clientMessageId, ids);
     }
 
     public static StartRun of(String message) {

@@ -26,6 +26,7 @@ import dev.parley.chat.json.internal.Mixins;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageKind;
+import dev.parley.chat.model.UserMessage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Instant;
@@ -65,6 +66,7 @@ public final class ChatJson {
         module.setMixInAnnotation(AgentStreamEvent.class, Mixins.EventMixin.class);
         module.setMixInAnnotation(AgentStreamEvent.Unknown.class, Mixins.UnknownEventMixin.class);
         module.setMixInAnnotation(AssistantMessage.class, Mixins.AssistantMessageMixin.class);
+        module.setMixInAnnotation(UserMessage.class, Mixins.UserMessageMixin.class);
         module.setMixInAnnotation(AgentStreamEvent.RunFinished.class, Mixins.RunFinishedMixin.class);
         module.setMixInAnnotation(InputRequest.class, Mixins.InputRequestMixin.class);
         module.setMixInAnnotation(InputAnswer.class, Mixins.InputAnswerMixin.class);

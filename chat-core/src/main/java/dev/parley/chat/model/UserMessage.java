@@ -1,6 +1,7 @@
 package dev.parley.chat.model;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +12,7 @@ import org.jspecify.annotations.Nullable;
  *     it was sent (an edit has the same parent as the message it edits); null for a thread's first message
  * @param clientMessageId the id the sending client gave it (an idempotency key: a retried send with the
  *     same id starts nothing new); null if none was given
+ * @param attachments the files and images sent with it, in the order they were given; empty for none
  */
 public record UserMessage(
         String id,
@@ -20,8 +22,15 @@ public record UserMessage(
         MessageStatus status,
         Instant createdAt,
         String text,
-        @Nullable String clientMessageId)
+        @Nullable String clientMessageId,
+        List<MessageAttachment> attachments)
         implements Message {
+
+    /** A message without attachments. */
+    public UserMessage(String id, String threadId, String runId, @Nullable String parentMessageId, MessageStatus status,
+            Instant createdAt, String text, @Nullable String clientMessageId) {
+        this(id, threadId, runId, parentMessageId, status, createdAt, text, clientMessageId, List.of());
+    }
 
     /** A message without a client id. */
     public UserMessage(String id, String threadId, String runId, @Nullable String parentMessageId, MessageStatus status,
@@ -36,6 +45,7 @@ public record UserMessage(
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(text, "text");
+        attachments = attachments == null ? List.of() : List.copyOf(attachments);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.parley.chat.runtime;
 
+import dev.parley.chat.model.MessageAttachment;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,10 @@ import org.jspecify.annotations.Nullable;
  *     the thread's id and its creation time. A runtime that keeps anything per conversation — files, "for
  *     this conversation" approvals — keys it by this, and forgets it in
  *     {@link RuntimeAdapter#threadDeleted(String)}.
+ * @param attachments the files and images sent with {@code userMessage}, in order; empty for none. Only types
+ *     the runtime's {@link RuntimeAdapter#attachmentSupport()} accepts (earlier messages of {@code history} may
+ *     hold others, sent while another runtime served the thread)
+ * @param attachmentContent reads the bytes of the attachments of {@code userMessage} and of {@code history}
  */
 public record RunRequest(
         String threadId,
@@ -40,7 +45,9 @@ public record RunRequest(
         List<HostToolSpec> hostTools,
         Map<String, Object> context,
         ConversationHistory history,
-        String conversationKey) {
+        String conversationKey,
+        List<MessageAttachment> attachments,
+        AttachmentContent attachmentContent) {
 
     public RunRequest {
         Objects.requireNonNull(threadId, "threadId");
@@ -52,6 +59,23 @@ public record RunRequest(
         hostTools = hostTools == null ? List.of() : List.copyOf(hostTools);
         context = context == null ? Map.of() : Map.copyOf(context);
         history = history == null ? ConversationHistory.empty() : history;
+        attachments = attachments == null ? List.of() : List.copyOf(attachments);
+        attachmentContent = attachmentContent == null ? AttachmentContent.none() : attachmentContent;
+    }
+
+    /** A request without attachments. */
+    public RunRequest(String threadId, String runId, String ownerId, String assistantMessageId, String userMessage,
+            @Nullable String runtimeSessionId, @Nullable String modelId, @Nullable String skill,
+            @Nullable Integer maxIterations, List<HostToolSpec> hostTools, Map<String, Object> context,
+            ConversationHistory history, String conversationKey) {
+        this(threadId, runId, ownerId, assistantMessageId, userMessage, runtimeSessionId, modelId, skill, maxIterations,
+                hostTools, context, history, conversationKey, List.of(), AttachmentContent.none());
+    }
+
+    /** The same request with these attachments on its question, read through {@code content}. */
+    public RunRequest withAttachments(List<MessageAttachment> files, AttachmentContent content) {
+        return new RunRequest(threadId, runId, ownerId, assistantMessageId, userMessage, runtimeSessionId, modelId,
+                skill, maxIterations, hostTools, context, history, conversationKey, files, content);
     }
 
     /** A request whose conversation key is the thread id (for tests and runtimes driven without an engine). */

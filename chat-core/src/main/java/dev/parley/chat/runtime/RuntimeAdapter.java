@@ -55,6 +55,14 @@ public interface RuntimeAdapter {
         return Set.of();
     }
 
+    /**
+     * The attachments this runtime passes to its model, by media type; the engine refuses others before
+     * storing anything. The default takes none.
+     */
+    default AttachmentSupport attachmentSupport() {
+        return AttachmentSupport.NONE;
+    }
+
     /** Hands a person's rating to the runtime (e.g. for evaluation). The default ignores it. */
     default void sendFeedback(Feedback feedback) {
     }

@@ -1,6 +1,8 @@
 package dev.parley.chat.store;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.attachment.Attachment;
+import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.input.InputAnswer;
@@ -29,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  * and {@link InMemoryBatchWrite} composes them into one batch. This class owns the one lock (every call
  * into a part is made holding it) and composes deleting a thread across the parts.
  */
-public final class InMemoryChatStore implements ChatStore {
+public final class InMemoryChatStore implements ChatStore, AttachmentStore {
 
     private final Object lock = new Object();
     private final InMemoryThreads threads = new InMemoryThreads();
@@ -38,6 +40,7 @@ public final class InMemoryChatStore implements ChatStore {
     private final InMemoryInputs inputs = new InMemoryInputs();
     private final InMemoryFeedback feedback = new InMemoryFeedback();
     private final InMemoryHostActions hostActions = new InMemoryHostActions();
+    private final InMemoryAttachments attachments = new InMemoryAttachments();
     private final InMemoryBatchWrite batchWrite = new InMemoryBatchWrite(threads, messages, runs, inputs);
 
     // ---- threads
@@ -81,6 +84,7 @@ public final class InMemoryChatStore implements ChatStore {
             hostActions.deleteOfRuns(runIds);
             messages.deleteOfThread(threadId);
             feedback.deleteOfThread(threadId);
+            attachments.deleteOfThread(threadId);
             return true;
         }
     }
@@ -404,6 +408,51 @@ public final class InMemoryChatStore implements ChatStore {
             if (!hostActions.complete(runId, executionId, result, error, at)) {
                 throw new ThreadGoneException(Set.of(runId));
             }
+        }
+    }
+
+    // ---- attachments
+
+    @Override
+    public Attachment saveAttachment(Attachment attachment) {
+        synchronized (lock) {
+            requireThread(attachment.threadId());
+            return attachments.save(attachment);
+        }
+    }
+
+    @Override
+    public Optional<Attachment> findAttachment(String attachmentId) {
+        synchronized (lock) {
+            return attachments.find(attachmentId);
+        }
+    }
+
+    @Override
+    public List<Attachment> findAttachments(Collection<String> attachmentIds) {
+        synchronized (lock) {
+            return attachments.find(attachmentIds);
+        }
+    }
+
+    @Override
+    public long storedAttachmentBytes(String ownerId) {
+        synchronized (lock) {
+            return attachments.bytesOf(ownerId);
+        }
+    }
+
+    @Override
+    public List<String> unreferencedBlobs(int limit) {
+        synchronized (lock) {
+            return attachments.unreferenced(limit);
+        }
+    }
+
+    @Override
+    public void forgetBlobs(Collection<String> blobKeys) {
+        synchronized (lock) {
+            attachments.forget(blobKeys);
         }
     }
 

@@ -31,6 +31,7 @@ public final class EngineContext {
     static final int SEQ_RESERVATION_BLOCK = 131_072;
 
     final ChatStore store;
+    final AttachmentWork attachments;
     final RuntimeAdapter runtime;
     final Clock clock;
     final EngineLimits limits;
@@ -55,8 +56,9 @@ public final class EngineContext {
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
             HostActions hostActions, RunCoordinator coordinator, Duration leaseTimeout,
-            Duration controlTimeout) {
+            Duration controlTimeout, AttachmentWork attachments) {
         this.store = store;
+        this.attachments = attachments;
         this.runtime = runtime;
         this.clock = clock;
         this.limits = limits;
@@ -102,6 +104,10 @@ public final class EngineContext {
 
     boolean can(Capability capability) {
         return runtime.capabilities().contains(capability);
+    }
+
+    public AttachmentWork attachments() {
+        return attachments;
     }
 
     public ChatStore store() {

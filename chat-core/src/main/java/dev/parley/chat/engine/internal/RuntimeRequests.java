@@ -48,7 +48,8 @@ final class RuntimeRequests {
         RunRequest request = new RunRequest(run.threadId(), run.id(), run.ownerId(), run.assistantMessageId(),
                 run.input(), session, run.modelId(), run.skill(), run.maxIterations(), offered, run.context(),
                 new StoredHistory(ctx.store, ctx.limits, run.threadId(), before),
-                thread == null ? run.threadId() : RunRequest.conversationKey(thread.id(), thread.createdAt()));
+                thread == null ? run.threadId() : RunRequest.conversationKey(thread.id(), thread.createdAt()),
+                question == null ? List.of() : question.attachments(), ctx.attachments.contentFor(run.ownerId()));
         return new Prepared(request, session != null);
     }
 

@@ -7,6 +7,7 @@ import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
@@ -77,6 +78,8 @@ public final class Turns {
         String userMessageId = newId();
         String assistantMessageId = newId();
         String text = request.message();
+        List<MessageAttachment> files = ctx.attachments.forMessage(thread.ownerId(), thread.id(),
+                request.attachmentIds());
         AssistantMessage answer = new AssistantMessage(assistantMessageId, thread.id(), runId, userMessageId,
                 MessageStatus.IN_PROGRESS, now, "", null, null);
         Run run = new Run(runId, thread.id(), thread.ownerId(), RunStatus.RUNNING, userMessageId, assistantMessageId, text,
@@ -87,7 +90,7 @@ public final class Turns {
                 assistantMessageId, null);
         try {
             return runs.start(run, current -> List.of(new UserMessage(userMessageId, thread.id(), runId,
-                    parentOf.apply(current), MessageStatus.COMPLETED, now, text, clientId), answer), touch,
+                    parentOf.apply(current), MessageStatus.COMPLETED, now, text, clientId, files), answer), touch,
                     doubleTexting, request.clientTools());
         } catch (ChatException e) {
             if (e.code() == ErrorCode.CONFLICT && clientId != null) {
@@ -129,7 +132,8 @@ public final class Turns {
                 && (request.modelId() == null || request.modelId().equals(run.modelId()))
                 && (request.skill() == null || request.skill().equals(run.skill()))
                 && Objects.equals(request.maxIterations(), run.maxIterations())
-                && request.context().equals(run.context());
+                && request.context().equals(run.context())
+                && request.attachmentIds().equals(sent.get().attachments().stream().map(MessageAttachment::id).toList());
         if (!same) {
             throw ChatException.conflict("the client message id " + request.clientMessageId()
                     + " was used for another message");

@@ -24,7 +24,9 @@ import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.StatusMessage;
 import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.TodoMessage;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.UserMessage;
+import java.util.List;
 
 /**
  * Jackson mix-ins that keep the public model free of Jackson annotations. The type names are the wire
@@ -121,6 +123,12 @@ public final class Mixins {
     public interface AssistantMessageMixin {
         @JsonInclude(JsonInclude.Include.NON_DEFAULT)
         boolean truncated();
+    }
+
+    /** A message without attachments leaves {@code attachments} out. */
+    public interface UserMessageMixin {
+        @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        List<MessageAttachment> attachments();
     }
 
     /** A run end whose answer was not cut off leaves {@code truncated} out. */

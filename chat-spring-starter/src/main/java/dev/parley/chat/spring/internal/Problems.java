@@ -28,6 +28,8 @@ public final class Problems {
             case INVALID_INPUT:
             case CONTEXT_TOO_LONG:
                 return HttpStatus.BAD_REQUEST;
+            case TOO_LARGE:
+                return HttpStatus.PAYLOAD_TOO_LARGE;
             case UNSUPPORTED:
                 return HttpStatus.NOT_IMPLEMENTED;
             case RUNTIME_UNAVAILABLE:
