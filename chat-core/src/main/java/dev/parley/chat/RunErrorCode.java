@@ -20,6 +20,8 @@ public enum RunErrorCode {
     CONFLICT,
     /** The runtime or the model refused the request as malformed (an HTTP 400 that is not about the context window). */
     INVALID_INPUT,
+    /** See {@link ErrorCode#TOO_LARGE}; also a model or runtime refusing a request as too large (HTTP 413). */
+    TOO_LARGE,
     /** See {@link ErrorCode#UNSUPPORTED}. */
     UNSUPPORTED,
     /** The runtime or the model's server could not be reached or did not answer (connection refused, timeout, 5xx, a stream that broke off). */

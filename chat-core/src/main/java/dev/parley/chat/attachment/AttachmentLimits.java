@@ -10,7 +10,8 @@ import java.util.Set;
  * <ul>
  *   <li>{@code maxFileBytes} 20 MiB (CopilotKit's own default per file);</li>
  *   <li>{@code maxFilesPerMessage} 10 and {@code maxBytesPerMessage} 50 MiB;</li>
- *   <li>{@code maxBytesPerOwner} 1 GiB, counting an owner's equal files once;</li>
+ *   <li>{@code maxBytesPerOwner} 1 GiB, counting an owner's equal files once (an upload is checked as if its
+ *       bytes were new: it must fit in what is left);</li>
  *   <li>{@code allowedTypes}: PNG, JPEG, GIF and WebP images, PDF, plain text, Markdown, CSV, JSON, MP3, WAV,
  *       OGG and WebM audio, MP4 and WebM video. HTML and SVG are not allowed by default (a host that allows
  *       them gets them served as downloads, never shown inline).</li>

@@ -210,9 +210,21 @@ class ChatJsonTest {
                 "{\"type\":\"text_delta\",\"messageId\":\"a\",\"delta\":\"x\",\"addedInV9\":{\"deep\":[1]}}");
         assertThat(event).isEqualTo(new AgentStreamEvent.TextDelta("a", "x"));
         Message message = json.readMessage("{\"type\":\"user\",\"id\":\"u\",\"threadId\":\"t\",\"runId\":\"r\","
-                + "\"status\":\"COMPLETED\",\"createdAt\":5,\"text\":\"hi\",\"attachments\":[{\"uri\":\"x\"}]}");
+                + "\"status\":\"COMPLETED\",\"createdAt\":5,\"text\":\"hi\",\"reactions\":[{\"emoji\":\"x\"}]}");
         assertThat(message).isEqualTo(new UserMessage("u", "t", "r", null, MessageStatus.COMPLETED,
                 Instant.ofEpochMilli(5), "hi"));
+    }
+
+    @Test
+    void aUserMessageListsItsAttachmentsOnlyWhenItHasSome() {
+        UserMessage plain = new UserMessage("u", "t", "r", null, MessageStatus.COMPLETED, Instant.ofEpochMilli(5), "hi");
+        assertThat(json.write(plain)).doesNotContain("attachments");
+        UserMessage withFiles = new UserMessage("u", "t", "r", null, MessageStatus.COMPLETED, Instant.ofEpochMilli(5),
+                "look", null, List.of(new dev.parley.chat.model.MessageAttachment("f", "cat.png", "image/png", 42)));
+        String written = json.write(withFiles);
+        assertThat(written).contains("\"attachments\":[{\"id\":\"f\",\"name\":\"cat.png\","
+                + "\"mediaType\":\"image/png\",\"size\":42}]");
+        assertThat(json.readMessage(written)).isEqualTo(withFiles);
     }
 
     @Test

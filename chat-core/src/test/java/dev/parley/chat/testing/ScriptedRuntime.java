@@ -208,6 +208,8 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     private volatile List<ModelOption> models = List.of();
     private volatile List<SkillOption> skills = List.of();
     private volatile boolean listsAll;
+    private volatile dev.parley.chat.runtime.AttachmentSupport attachmentSupport =
+            dev.parley.chat.runtime.AttachmentSupport.NONE;
     private final Map<String, Flow.Subscriber<?>> streams = new ConcurrentHashMap<>();
 
     private ScriptedRuntime(Function<RunRequest, Script> scripts, Set<Capability> capabilities) {
@@ -250,6 +252,17 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Makes the runtime take these attachments; returns this. */
+    public ScriptedRuntime withAttachmentSupport(dev.parley.chat.runtime.AttachmentSupport support) {
+        this.attachmentSupport = support;
+        return this;
+    }
+
+    @Override
+    public dev.parley.chat.runtime.AttachmentSupport attachmentSupport() {
+        return attachmentSupport;
     }
 
     /** The same scripts with only these capabilities. */

@@ -9,6 +9,7 @@ import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.spring.internal.CompositeEngineListener;
 import dev.parley.chat.spring.internal.ParleyMetrics;
 import dev.parley.chat.spring.internal.SseStreams;
+import dev.parley.chat.attachment.BlobStore;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,7 +42,7 @@ import org.springframework.context.annotation.Configuration;
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
 })
-@EnableConfigurationProperties(ParleyProperties.class)
+@EnableConfigurationProperties({ParleyProperties.class, ParleyAttachmentProperties.class})
 public class ParleyAutoConfiguration {
     private static final Logger log = LoggerFactory.getLogger(ParleyAutoConfiguration.class);
 
@@ -58,7 +59,8 @@ public class ParleyAutoConfiguration {
     @ConditionalOnBean(RuntimeAdapter.class)
     public ChatEngine chatEngine(RuntimeAdapter runtime, ChatStore store, ParleyProperties properties,
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
-            ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator) {
+            ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator,
+            ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -66,6 +68,8 @@ public class ParleyAutoConfiguration {
                 .doubleTexting(properties.getEngine().getDoubleTexting())
                 .deliveryThreads(properties.getEngine().getDeliveryThreads())
                 .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
+        builder.attachmentLimits(attachments.toLimits());
+        blobStore.ifUnique(builder::blobStore);
         hostActions.orderedStream().forEach(builder::hostAction);
         hostActionSources.orderedStream().forEach(builder::hostActions);
         if (properties.getEngine().getEventRetention() != null) {

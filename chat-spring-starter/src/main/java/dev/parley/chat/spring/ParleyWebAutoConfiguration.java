@@ -2,6 +2,7 @@ package dev.parley.chat.spring;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.spring.internal.AttachmentsController;
 import dev.parley.chat.spring.internal.ChatController;
 import dev.parley.chat.spring.internal.ClientContexts;
 import dev.parley.chat.spring.internal.JsonBodies;
@@ -79,6 +80,15 @@ public class ParleyWebAutoConfiguration {
             ParleyProperties properties, ObjectProvider<ClientContextFilter> contextFilter) {
         return new MessagesController(engine, owners, originCheck(properties), jsonBodies(properties),
                 clientContexts(properties, contextFilter));
+    }
+
+    /** The attachment endpoints (upload, download), switched with the others. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "parley.web.enabled", matchIfMissing = true)
+    public AttachmentsController parleyAttachmentsController(ChatEngine engine, OwnerResolver owners,
+            ParleyProperties properties) {
+        return new AttachmentsController(engine, owners, originCheck(properties));
     }
 
     /** The run-state and answer endpoints (pending inputs), switched with the others. */

@@ -5,6 +5,7 @@ import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
 import dev.parley.chat.json.ChatJson;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.HostToolSpec;
 import dev.parley.chat.runtime.ModelOption;
@@ -29,7 +30,7 @@ import org.springframework.context.annotation.Bean;
  * A message starting "show context" is
  * answered with the run's context as JSON, as the runtime got it. With {@code test.runtime.tools=false}
  * the runtime cannot call tools; with {@code test.runtime.offering=true} it offers one model and one skill
- * and takes no others.
+ * and takes no others. The runtime takes images, PDFs and plain text as attachments.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -126,6 +127,7 @@ public class TestApplication {
         if (!tools) {
             runtime = runtime.withCapabilities(EnumSet.of(Capability.CLARIFY, Capability.CANCEL));
         }
+        runtime.withAttachmentSupport(AttachmentSupport.of("image/*", "application/pdf", "text/plain"));
         return offering ? runtime.offering(List.of(new ModelOption(OFFERED_MODEL, "Small", null)),
                 List.of(new SkillOption(OFFERED_SKILL, "Support", "answers customers"))) : runtime;
     }

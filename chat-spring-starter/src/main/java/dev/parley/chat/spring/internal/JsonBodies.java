@@ -191,6 +191,18 @@ public final class JsonBodies {
         return new LinkedHashMap<>(map);
     }
 
+    /** An optional array of strings; empty when absent or null. */
+    public static List<String> optionalTextList(JsonNode body, String field) {
+        JsonNode value = body.get(field);
+        if (value == null || value.isNull()) {
+            return List.of();
+        }
+        if (!value.isArray()) {
+            throw ChatException.invalidInput("\"" + field + "\" must be an array of strings");
+        }
+        return textOrTextList(body, field);
+    }
+
     /** A string or an array of strings, as a list. */
     public static List<String> textOrTextList(JsonNode body, String field) {
         JsonNode value = body.get(field);

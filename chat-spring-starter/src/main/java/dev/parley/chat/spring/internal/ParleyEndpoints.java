@@ -57,6 +57,22 @@ public abstract class ParleyEndpoints {
         return owner;
     }
 
+    /**
+     * The caller of a request whose body is a file (an upload), after the Origin rule: the JSON rule does not
+     * apply, so the Origin rule alone keeps other sites' pages out.
+     *
+     * @throws CrossOrigin for a state-changing request from an origin that is neither its own nor allowed
+     * @throws Unauthenticated when the request names no caller
+     */
+    protected String ownerOfUpload(HttpServletRequest request) {
+        origins.check(request);
+        String owner = owners.ownerOf(request);
+        if (owner == null || owner.isBlank()) {
+            throw new Unauthenticated();
+        }
+        return owner;
+    }
+
     @ExceptionHandler(ChatException.class)
     public ResponseEntity<byte[]> chatError(ChatException e, HttpServletRequest request) {
         if (Problems.status(e.code()).is5xxServerError()) {

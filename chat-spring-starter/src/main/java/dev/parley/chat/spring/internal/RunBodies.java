@@ -30,7 +30,8 @@ final class RunBodies {
                 JsonBodies.optionalText(body, "skill"), JsonBodies.optionalInt(body, "maxIterations"),
                 contexts.runContext(ownerId, JsonBodies.optionalObject(body, "context")))
                 .withClientTools(InputBodies.clientTools(body))
-                .withClientMessageId(clientMessageId(body, idempotencyKey));
+                .withClientMessageId(clientMessageId(body, idempotencyKey))
+                .withAttachments(JsonBodies.optionalTextList(body, "attachments"));
     }
 
     private static @Nullable String clientMessageId(JsonNode body, @Nullable String header) {

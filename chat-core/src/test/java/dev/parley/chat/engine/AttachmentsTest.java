@@ -1,0 +1,299 @@
+package dev.parley.chat.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.Attachment;
+import dev.parley.chat.attachment.AttachmentLimits;
+import dev.parley.chat.attachment.InMemoryBlobStore;
+import dev.parley.chat.model.ChatThread;
+import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageAttachment;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.runtime.AttachmentSupport;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.testing.InterceptedStore;
+import dev.parley.chat.testing.ScriptedRuntime;
+import dev.parley.chat.testing.Scripts;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Attachments through the engine: what is stored, what the runtime receives, and every way an upload is
+ * refused with nothing kept.
+ */
+class AttachmentsTest extends EngineTestSupport {
+    static final byte[] PNG = withHead(new byte[] {(byte) 0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A}, 300);
+    static final byte[] PDF = withHead("%PDF-1.7\n".getBytes(StandardCharsets.US_ASCII), 500);
+
+    private final InMemoryBlobStore blobs = new InMemoryBlobStore();
+    private final ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.answer("seen"))
+            .withAttachmentSupport(AttachmentSupport.of("image/*", "application/pdf", "text/plain"));
+
+    private ChatEngine engine() {
+        return engine(limits -> {
+        });
+    }
+
+    private ChatEngine engine(Consumer<AttachmentLimits.Builder> limits) {
+        AttachmentLimits.Builder builder = AttachmentLimits.builder();
+        limits.accept(builder);
+        return engine(runtime, b -> b.blobStore(blobs).attachmentLimits(builder.build()));
+    }
+
+    private static byte[] withHead(byte[] head, int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) {
+            bytes[i] = (byte) (i * 31 + 7);
+        }
+        System.arraycopy(head, 0, bytes, 0, head.length);
+        return bytes;
+    }
+
+    private static InputStream in(byte[] bytes) {
+        return new ByteArrayInputStream(bytes);
+    }
+
+    private static byte[] read(InputStream in) throws IOException {
+        try (in) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void anUploadSentWithAMessageReachesTheRuntimeAndIsListedOnTheMessage() throws IOException {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment photo = engine.attachments().upload(ALICE, thread.id(), "photo.png", "image/png", in(PNG));
+        assertThat(photo.mediaType()).isEqualTo("image/png");
+        assertThat(photo.size()).isEqualTo(PNG.length);
+        assertThat(photo.sha256()).hasSize(64);
+
+        RunTicket ticket = engine.startRun(ALICE, thread.id(), StartRun.of("what is this?")
+                .withAttachments(List.of(photo.id())));
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        RunRequest request = runtime.requests().get(0);
+        MessageAttachment sent = new MessageAttachment(photo.id(), "photo.png", "image/png", PNG.length);
+        assertThat(request.attachments()).containsExactly(sent);
+        assertThat(request.attachmentContent().readAllBytes(sent)).isEqualTo(PNG);
+        UserMessage stored = (UserMessage) store.findMessage(ticket.userMessageId()).orElseThrow();
+        assertThat(stored.attachments()).containsExactly(sent);
+        assertThat(read(engine.attachments().open(ALICE, photo.id(), 100)))
+                .isEqualTo(Arrays.copyOfRange(PNG, 100, PNG.length));
+    }
+
+    @Test
+    void theNextRunSeesEarlierAttachmentsInItsHistory() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment pdf = engine.attachments().upload(ALICE, thread.id(), "report.pdf", null, in(PDF));
+        awaitRun(engine, engine.startRun(ALICE, thread.id(), StartRun.of("read it").withAttachments(List.of(pdf.id())))
+                .runId(), RunStatus.SUCCEEDED);
+        awaitRun(engine, engine.startRun(ALICE, thread.id(), StartRun.of("and then?")).runId(), RunStatus.SUCCEEDED);
+
+        RunRequest second = runtime.requests().get(1);
+        assertThat(second.attachments()).isEmpty();
+        List<Message> history = second.history().messages();
+        UserMessage first = (UserMessage) history.get(0);
+        assertThat(first.attachments()).extracting(MessageAttachment::mediaType).containsExactly("application/pdf");
+        assertThat(second.attachmentContent().readAllBytes(first.attachments().get(0))).isEqualTo(PDF);
+    }
+
+    @Test
+    void contentThatContradictsItsClaimedTypeIsRefusedAndNothingIsKept() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.attachments().upload(ALICE, thread.id(), "cat.png",
+                "image/png", in(PDF)));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.attachments().upload(ALICE, thread.id(), "notes.txt",
+                "text/plain", in(PNG)));
+        assertThat(blobs.size()).isZero();
+        assertThat(((dev.parley.chat.attachment.AttachmentStore) store).storedAttachmentBytes(ALICE)).isZero();
+    }
+
+    @Test
+    void htmlIsRefusedWhateverItClaimsToBe() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        byte[] page = "  <!DOCTYPE html><script>alert(1)</script>".getBytes(StandardCharsets.UTF_8);
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.attachments().upload(ALICE, thread.id(), "page.txt",
+                "text/plain", in(page)));
+        byte[] svg = "<svg xmlns='http://www.w3.org/2000/svg'><script/></svg>".getBytes(StandardCharsets.UTF_8);
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.attachments().upload(ALICE, thread.id(), "x.png", null,
+                in(svg)));
+        assertThat(blobs.size()).isZero();
+    }
+
+    @Test
+    void aHugeUploadIsCutOffEarlyAndNothingIsKept() {
+        ChatEngine engine = engine(limits -> limits.maxFileBytes(64 * 1024));
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        AtomicLong served = new AtomicLong();
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                served.incrementAndGet();
+                return 'a';
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                int n = Math.min(len, 8192);
+                Arrays.fill(b, off, off + n, (byte) 'a');
+                served.addAndGet(n);
+                return n;
+            }
+        };
+        assertCode(ErrorCode.TOO_LARGE, () -> engine.attachments().upload(ALICE, thread.id(), "big.txt", null,
+                endless));
+        assertThat(served.get()).isLessThan(64 * 1024 + 2 * 8192);
+        assertThat(blobs.size()).isZero();
+    }
+
+    @Test
+    void anUploadCutOffByItsSenderKeepsNothing() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        InputStream breaks = new InputStream() {
+            private int left = 10_000;
+
+            @Override
+            public int read() throws IOException {
+                if (left == 0) {
+                    throw new IOException("connection reset");
+                }
+                left--;
+                return 'b';
+            }
+        };
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.attachments().upload(ALICE, thread.id(), "b.txt", null,
+                breaks));
+        assertThat(blobs.size()).isZero();
+    }
+
+    @Test
+    void aTypeTheRuntimeCannotTakeIsRefusedBeforeAnythingIsStored() {
+        ScriptedRuntime imagesOnly = ScriptedRuntime.playing(Scripts.answer("ok"))
+                .withAttachmentSupport(new AttachmentSupport(java.util.Set.of("image/*"), "images only, for a test"));
+        ChatEngine engine = engine(imagesOnly, b -> b.blobStore(blobs));
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> engine.attachments().upload(ALICE, thread.id(),
+                "r.pdf", "application/pdf", in(PDF))).hasMessageContaining("images only, for a test");
+        assertThat(blobs.size()).isZero();
+        ChatEngine none = engine(ScriptedRuntime.playing(Scripts.answer("ok")), b -> b.blobStore(blobs));
+        assertCode(ErrorCode.INVALID_INPUT, () -> none.attachments().upload(ALICE, thread.id(), "p.png", null, in(PNG)));
+        assertThat(blobs.size()).isZero();
+    }
+
+    @Test
+    void anotherOwnerSeesNothingAndCannotSendIt() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment photo = engine.attachments().upload(ALICE, thread.id(), "photo.png", null, in(PNG));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.attachments().find(MALLORY, photo.id()));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.attachments().open(MALLORY, photo.id(), 0));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.attachments().upload(MALLORY, thread.id(), "x.png", null, in(PNG)));
+        ChatThread hers = engine.createThread(MALLORY, NewThread.empty());
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.startRun(MALLORY, hers.id(),
+                StartRun.of("mine now").withAttachments(List.of(photo.id()))));
+        ChatThread other = engine.createThread(ALICE, NewThread.empty());
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.startRun(ALICE, other.id(),
+                StartRun.of("from another thread").withAttachments(List.of(photo.id()))));
+        assertThat(store.listTopLevelMessages(hers.id(), null, 10)).isEmpty();
+        assertThat(store.listTopLevelMessages(other.id(), null, 10)).isEmpty();
+    }
+
+    @Test
+    void equalFilesAreStoredOnceAndFreedWithTheirLastThread() throws IOException {
+        ChatEngine engine = engine();
+        ChatThread first = engine.createThread(ALICE, NewThread.empty());
+        ChatThread second = engine.createThread(ALICE, NewThread.empty());
+        Attachment a = engine.attachments().upload(ALICE, first.id(), "a.png", null, in(PNG));
+        Attachment b = engine.attachments().upload(ALICE, second.id(), "b.png", null, in(PNG));
+        ChatThread hers = engine.createThread(MALLORY, NewThread.empty());
+        engine.attachments().upload(MALLORY, hers.id(), "c.png", null, in(PNG));
+        assertThat(b.blobKey()).isEqualTo(a.blobKey());
+        assertThat(blobs.size()).isEqualTo(2);
+
+        engine.deleteThread(ALICE, first.id());
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.attachments().find(ALICE, a.id()));
+        assertThat(read(engine.attachments().open(ALICE, b.id(), 0))).isEqualTo(PNG);
+        engine.deleteThread(ALICE, second.id());
+        assertThat(blobs.size()).isEqualTo(1);
+    }
+
+    @Test
+    void erasingAnOwnerLeavesNoneOfTheirBytes() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG));
+        engine.attachments().upload(ALICE, thread.id(), "r.pdf", null, in(PDF));
+        ChatThread hers = engine.createThread(MALLORY, NewThread.empty());
+        Attachment kept = engine.attachments().upload(MALLORY, hers.id(), "c.png", null, in(PNG));
+
+        assertThat(engine.eraseOwner(ALICE)).isEqualTo(1);
+
+        assertThat(blobs.size()).isEqualTo(1);
+        assertThat(engine.attachments().find(MALLORY, kept.id())).isEqualTo(kept);
+    }
+
+    @Test
+    void aMessageBeyondThePerMessageLimitsStartsNothing() {
+        ChatEngine engine = engine(limits -> limits.maxFilesPerMessage(2).maxBytesPerMessage(PNG.length + PDF.length - 1));
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        String a = engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG)).id();
+        String b = engine.attachments().upload(ALICE, thread.id(), "b.pdf", null, in(PDF)).id();
+        String c = engine.attachments().upload(ALICE, thread.id(), "c.txt", null,
+                in("plain words".getBytes(StandardCharsets.UTF_8))).id();
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, thread.id(),
+                StartRun.of("three").withAttachments(List.of(a, b, c))));
+        assertCode(ErrorCode.TOO_LARGE, () -> engine.startRun(ALICE, thread.id(),
+                StartRun.of("too many bytes").withAttachments(List.of(a, b))));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.startRun(ALICE, thread.id(),
+                StartRun.of("twice").withAttachments(List.of(a, a))));
+        assertThat(store.listTopLevelMessages(thread.id(), null, 10)).isEmpty();
+        awaitRun(engine, engine.startRun(ALICE, thread.id(), StartRun.of("two").withAttachments(List.of(a, c))).runId(),
+                RunStatus.SUCCEEDED);
+    }
+
+    @Test
+    void anOwnerPastTheirQuotaIsRefused() {
+        ChatEngine engine = engine(limits -> limits.maxBytesPerOwner(PNG.length + 100));
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG));
+        assertCode(ErrorCode.TOO_LARGE, () -> engine.attachments().upload(ALICE, thread.id(), "r.pdf", null, in(PDF)));
+        assertThat(blobs.size()).isEqualTo(1);
+        ChatThread hers = engine.createThread(MALLORY, NewThread.empty());
+        assertThat(engine.attachments().upload(MALLORY, hers.id(), "m.png", null, in(PNG)).size()).isEqualTo(PNG.length);
+    }
+
+    @Test
+    void namesAreSanitisedAndTextGetsItsTypeFromTheContentAndExtension() {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment notes = engine.attachments().upload(ALICE, thread.id(), "../../etc/pass\u0000wd\u202e.txt",
+                "application/octet-stream", in("héllo".getBytes(StandardCharsets.UTF_8)));
+        assertThat(notes.name()).isEqualTo("passwd.txt");
+        assertThat(notes.mediaType()).isEqualTo("text/plain");
+    }
+
+    @Test
+    void aHostWhoseStoreKeepsNoAttachmentsSaysSo() {
+        store = InterceptedStore.of(store, (method, args, proceed) -> proceed.call());
+        ChatEngine engine = engine(runtime, b -> b.blobStore(blobs));
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        assertThat(engine.attachments().enabled()).isFalse();
+        assertCode(ErrorCode.UNSUPPORTED, () -> engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG)));
+        assertCode(ErrorCode.UNSUPPORTED, () -> engine.startRun(ALICE, thread.id(),
+                StartRun.of("x").withAttachments(List.of("some-id"))));
+    }
+}
