@@ -44,7 +44,12 @@ public class ParleyAgUiAutoConfiguration {
             ParleyProperties properties, ObjectProvider<ClientContextFilter> contextFilter) {
         return new AgUiController(engine, owners, ParleyWebAutoConfiguration.originCheck(properties), streams,
                 ParleyWebAutoConfiguration.jsonBodies(properties),
-                ParleyWebAutoConfiguration.clientContexts(properties, contextFilter));
+                ParleyWebAutoConfiguration.clientContexts(properties, contextFilter), downloadPath(properties));
+    }
+
+    /** Where the attachment endpoint serves a file: this prefix and its id. */
+    static String downloadPath(ParleyProperties properties) {
+        return properties.getWeb().getBasePath() + "/attachments/";
     }
 
     @Bean
@@ -58,7 +63,7 @@ public class ParleyAgUiAutoConfiguration {
         return new CopilotKitController(engine, owners, new OriginCheck(origins), streams,
                 ParleyWebAutoConfiguration.jsonBodies(properties),
                 ParleyWebAutoConfiguration.clientContexts(properties, contextFilter), copilotKit.getAgentDescription(),
-                copilotKit.isTrustOwnerHeader());
+                copilotKit.isTrustOwnerHeader(), downloadPath(properties));
     }
 
     /** The CopilotKit endpoint's CORS answers, on its paths only, before the host's security filters. */

@@ -67,7 +67,7 @@ class AgUiHttpTest {
         HttpSupport.Reply image = http.post(OWNER, "/api/chat/ag-ui", input(threadId, "x").replace("\"content\":\"x\"",
                 "\"content\":[{\"type\":\"image\",\"source\":{\"type\":\"url\",\"value\":\"https://example.org/a.png\"}}]"));
         assertThat(image.status()).isEqualTo(400);
-        assertThat(image.json().get("detail").asText()).contains("text parts only");
+        assertThat(image.json().get("detail").asText()).contains("has no text");
 
         assertThat(http.get(OWNER, "/api/chat/sessions/" + threadId).status()).as("nothing was created").isEqualTo(404);
     }

@@ -253,4 +253,75 @@ class AttachmentsHttpTest {
         assertThat(http.call(ALICE, "POST", "/api/chat/sessions/" + session + "/runs",
                 "{\"message\":\"x\",\"attachments\":\"" + id + "\"}").status()).isEqualTo(400);
     }
+
+    private List<JsonNode> agUi(String threadId, String messages) {
+        HttpSupport.Reply reply = http.post(ALICE, "/api/chat/agui", """
+                {"threadId":"%s","runId":"%s","state":{},"tools":[],"context":[],"forwardedProps":{},
+                 "messages":%s}""".formatted(threadId, java.util.UUID.randomUUID(), messages));
+        assertThat(reply.status()).as(reply.body()).isEqualTo(200);
+        return Arrays.stream(reply.body().split("\n\n")).filter(f -> f.startsWith("data: "))
+                .map(f -> ChatJson.shared().readTree(f.substring("data: ".length()))).toList();
+    }
+
+    private static String base64(byte[] bytes) {
+        return java.util.Base64.getEncoder().encodeToString(bytes);
+    }
+
+    /**
+     * AG-UI file parts as clients send them — 1.0's image part, CopilotKit's document part with the name in
+     * {@code metadata.filename}, 0.0.59's binary part — become the new message's attachments, stored once, and a
+     * later snapshot gives them back as parts with their download address.
+     */
+    @Test
+    void agUiFilePartsBecomeAttachmentsAndComeBackInTheSnapshot() {
+        String threadId = java.util.UUID.randomUUID().toString();
+        String first = """
+                [{"id":"u-1","role":"user","content":[{"type":"text","text":"compare these"},
+                  {"type":"image","source":{"type":"data","value":"%s","mimeType":"image/png"}},
+                  {"type":"document","source":{"type":"data","value":"%s","mimeType":"application/pdf"},
+                   "metadata":{"filename":"report.pdf"}},
+                  {"type":"binary","mimeType":"text/plain","data":"%s","filename":"notes.txt"}]}]"""
+                .formatted(base64(PNG), base64(PDF), base64("plain notes".getBytes(StandardCharsets.UTF_8)));
+        List<JsonNode> events = agUi(threadId, first);
+        assertThat(events.get(events.size() - 1).get("type").asText()).isEqualTo("RUN_FINISHED");
+        RunRequest request = ((ScriptedRuntime) runtime).requests().stream().filter(r -> r.threadId().equals(threadId))
+                .findFirst().orElseThrow();
+        assertThat(request.userMessage()).isEqualTo("compare these");
+        assertThat(request.attachments()).extracting(MessageAttachment::mediaType)
+                .containsExactly("image/png", "application/pdf", "text/plain");
+        assertThat(request.attachments()).extracting(MessageAttachment::name)
+                .containsExactly("file", "report.pdf", "notes.txt");
+        assertThat(request.attachmentContent().readAllBytes(request.attachments().get(1))).isEqualTo(PDF);
+        long stored = storedBytes(ALICE);
+
+        String again = first.substring(0, first.length() - 1) + ",{\"id\":\"u-2\",\"role\":\"user\",\"content\":\"and?\"}]";
+        JsonNode snapshot = agUi(threadId, again).stream().filter(e -> e.get("type").asText().equals("MESSAGES_SNAPSHOT"))
+                .findFirst().orElseThrow();
+        assertThat(storedBytes(ALICE)).as("the resent history stores nothing again").isEqualTo(stored);
+        JsonNode parts = snapshot.get("messages").get(0).get("content");
+        assertThat(parts.get(0).get("text").asText()).isEqualTo("compare these");
+        assertThat(parts.get(2).get("type").asText()).isEqualTo("document");
+        String url = parts.get(2).get("source").get("value").asText();
+        assertThat(url).isEqualTo("/api/chat/attachments/" + request.attachments().get(1).id());
+        assertThat(parts.get(2).get("metadata").get("filename").asText()).isEqualTo("report.pdf");
+        assertThat(exchange(HttpRequest.newBuilder(URI.create(http.origin() + url)).GET(), ALICE).body()).isEqualTo(PDF);
+    }
+
+    @Test
+    void agUiFilesThatCannotBeTakenAreRefusedAndCreateNoThread() {
+        String threadId = java.util.UUID.randomUUID().toString();
+        String byUrl = """
+                [{"id":"u-1","role":"user","content":[{"type":"text","text":"look"},
+                  {"type":"image","source":{"type":"url","value":"http://169.254.169.254/latest/meta-data"}}]}]""";
+        HttpSupport.Reply refused = http.post(ALICE, "/api/chat/agui", """
+                {"threadId":"%s","runId":"r","messages":%s}""".formatted(threadId, byUrl));
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.json().get("detail").asText()).contains("fetches no addresses");
+        String mislabelled = """
+                [{"id":"u-1","role":"user","content":[{"type":"text","text":"look"},
+                  {"type":"image","source":{"type":"data","value":"%s","mimeType":"image/png"}}]}]""".formatted(base64(PDF));
+        assertThat(http.post(ALICE, "/api/chat/agui", """
+                {"threadId":"%s","runId":"r","messages":%s}""".formatted(threadId, mislabelled)).status()).isEqualTo(400);
+        assertThat(http.get(ALICE, "/api/chat/sessions/" + threadId).status()).isEqualTo(404);
+    }
 }

@@ -215,9 +215,24 @@ class BadInputChangesNothingHttpTest {
         start.bad(ALICE, json, "{\"message\":\"hi\",\"clientTools\":[{\"name\":\"refund_order\"}]}", 400);
         start.bad(ALICE, json, "{\"message\":\"hi\"", 400);
         start.bad(ALICE, "multipart/form-data; boundary=x", "--x--", 415);
+        start.bad(ALICE, json, "{\"message\":\"hi\",\"attachments\":\"x\"}", 400);
+        start.bad(ALICE, json, "{\"message\":\"hi\",\"attachments\":[42]}", 400);
+        start.bad(ALICE, json, "{\"message\":\"hi\",\"attachments\":[\"" + NO_SUCH_ID + "\"]}", 404);
         start.at(BASE + "/sessions/" + w.bobSession() + "/runs").bad(ALICE, json, "{\"message\":\"hi\"}", 404);
         start.at(BASE + "/sessions/" + NO_SUCH_ID + "/runs").bad(ALICE, json, "{\"message\":\"hi\"}", 404);
         start.common();
+
+        Endpoint upload = new Endpoint(cases, "POST", "/sessions/{id}/attachments",
+                BASE + "/sessions/" + w.session() + "/attachments?name=a.png");
+        upload.bad(ALICE, "image/png", "%PDF-1.4\nnot an image", 400);
+        upload.bad(ALICE, "text/plain", "<!DOCTYPE html><script>alert(1)</script>", 400);
+        upload.bad(ALICE, "application/json", "{\"message\":\"hi\"}", 400);
+        upload.bad(ALICE, "text/plain", "", 400);
+        upload.bad(ALICE, "multipart/form-data; boundary=x", "--x--", 400);
+        upload.at(BASE + "/sessions/" + w.bobSession() + "/attachments").bad(ALICE, "text/plain", "notes", 404);
+        upload.at(BASE + "/sessions/" + NO_SUCH_ID + "/attachments").bad(ALICE, "text/plain", "notes", 404);
+        upload.bad(null, "text/plain", "notes", 401);
+        upload.crossSite();
 
         Endpoint cancel = new Endpoint(cases, "POST", "/runs/{runId}/cancel", BASE + "/runs/" + w.waitingRun() + "/cancel");
         cancel.at(BASE + "/runs/" + w.bobRun() + "/cancel").bad(ALICE, null, null, 404);

@@ -37,13 +37,14 @@ public class AgUiController extends ParleyEndpoints {
     private final JsonBodies bodies;
     private final AgUiTurns turns;
 
+    /** @param downloadPath where attachments are downloaded: this prefix and the attachment's id */
     public AgUiController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, SseStreams streams,
-            JsonBodies bodies, ClientContexts contexts) {
+            JsonBodies bodies, ClientContexts contexts, String downloadPath) {
         super(owners, origins);
         this.engine = engine;
         this.streams = streams;
         this.bodies = bodies;
-        this.turns = new AgUiTurns(engine, contexts, true);
+        this.turns = new AgUiTurns(engine, contexts, true, downloadPath);
     }
 
     @PostMapping("${parley.web.agui.path:/agui}")

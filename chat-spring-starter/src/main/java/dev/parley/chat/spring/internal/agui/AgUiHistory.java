@@ -31,16 +31,21 @@ import org.jspecify.annotations.Nullable;
 final class AgUiHistory {
     private final List<Message> messages;
     private final boolean whole;
+    private final String downloadPath;
 
-    private AgUiHistory(List<Message> messages, boolean whole) {
+    private AgUiHistory(List<Message> messages, boolean whole, String downloadPath) {
         this.messages = List.copyOf(messages);
         this.whole = whole;
+        this.downloadPath = downloadPath;
     }
 
-    /** Reads the newest page of the thread's active branch, {@link EngineLimits#maxPageSize()} messages at most. */
-    static AgUiHistory read(ChatEngine engine, String ownerId, String threadId) {
+    /**
+     * Reads the newest page of the thread's active branch, {@link EngineLimits#maxPageSize()} messages at most;
+     * attachments are named by {@code downloadPath} and their id.
+     */
+    static AgUiHistory read(ChatEngine engine, String ownerId, String threadId, String downloadPath) {
         ThreadView view = engine.getThread(ownerId, threadId, null, engine.limits().maxPageSize());
-        return new AgUiHistory(view.messages(), view.olderCursor() == null);
+        return new AgUiHistory(view.messages(), view.olderCursor() == null, downloadPath);
     }
 
     /** Whether the page holds the whole branch (else older messages come before it). */
@@ -111,7 +116,8 @@ final class AgUiHistory {
         for (Message message : messages.subList(from, messages.size())) {
             boolean streamed = message.runId().equals(streamedRunId);
             if (message instanceof UserMessage user) {
-                out.addObject().put("id", agUiId(user)).put("role", "user").put("content", user.text());
+                out.addObject().put("id", agUiId(user)).put("role", "user")
+                        .set("content", AgUiParts.content(user, downloadPath));
             } else if (message instanceof AssistantMessage answer && !streamed && !replaced(answer)) {
                 ObjectNode entry = out.addObject().put("id", answer.id()).put("role", "assistant");
                 if (!answer.text().isEmpty()) {

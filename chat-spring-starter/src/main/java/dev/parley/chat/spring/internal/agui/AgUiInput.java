@@ -33,7 +33,11 @@ record AgUiInput(
      * message; {@code sent}, the message as the client sent it (to give back what Parley does not read).
      */
     record Message(String id, String role, String text, @Nullable String toolCallId, @Nullable String error,
-            ObjectNode sent) {
+            ObjectNode sent, List<AgUiParts.FilePart> files) {
+        Message {
+            files = List.copyOf(files);
+        }
+
         boolean isUser() {
             return role.equals("user");
         }
@@ -107,7 +111,7 @@ record AgUiInput(
         }
         if (!read.isEmpty() && read.get(read.size() - 1).isUser() && read.get(read.size() - 1).text().isBlank()) {
             throw ChatException.invalidInput("the trailing user message " + read.get(read.size() - 1).id()
-                    + " has no text");
+                    + " has no text (files need a message to go with)");
         }
         JsonNode state = body.get("state");
         return new AgUiInput(threadId, runId, read,
@@ -121,18 +125,22 @@ record AgUiInput(
         }
         String id = requiredString(message, "id");
         String role = requiredString(message, "role");
-        String text = content(message.get("content"), id);
+        List<AgUiParts.FilePart> files = new ArrayList<>();
+        String text = content(message.get("content"), id, files);
         JsonNode toolCallId = message.get("toolCallId");
         JsonNode error = message.get("error");
         if (role.equals("tool") && (toolCallId == null || !toolCallId.isTextual())) {
             throw ChatException.invalidInput("tool message " + id + " has no \"toolCallId\"");
         }
         return new Message(id, role, text, toolCallId != null && toolCallId.isTextual() ? toolCallId.asText() : null,
-                error != null && error.isTextual() ? error.asText() : null, ((ObjectNode) message).deepCopy());
+                error != null && error.isTextual() ? error.asText() : null, ((ObjectNode) message).deepCopy(), files);
     }
 
-    /** A message's text: a string, or the text parts of a content array joined by newlines. */
-    private static String content(@Nullable JsonNode content, String id) {
+    /**
+     * A message's text: a string, or the text parts of a content array joined by newlines; its file parts
+     * (image, audio, video, document, 0.0.59's binary) go to {@code files}.
+     */
+    private static String content(@Nullable JsonNode content, String id, List<AgUiParts.FilePart> files) {
         if (content == null || content.isNull()) {
             return "";
         }
@@ -145,9 +153,14 @@ record AgUiInput(
         StringBuilder text = new StringBuilder();
         for (JsonNode part : content) {
             JsonNode type = part.get("type");
+            if (type != null && AgUiParts.isFile(type.asText())) {
+                files.add(AgUiParts.file(part, id));
+                continue;
+            }
             if (type == null || !"text".equals(type.asText()) || !part.path("text").isTextual()) {
                 throw ChatException.invalidInput("message " + id + " holds a part of type "
-                        + (type == null ? "(none)" : type.asText()) + "; Parley takes text parts only");
+                        + (type == null ? "(none)" : type.asText()) + "; Parley takes text, image, audio, video, document"
+                        + " and binary parts");
             }
             if (!text.isEmpty()) {
                 text.append('\n');

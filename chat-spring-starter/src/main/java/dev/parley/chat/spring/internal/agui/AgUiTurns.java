@@ -42,6 +42,7 @@ final class AgUiTurns {
     private final ChatEngine engine;
     private final ClientContexts contexts;
     private final boolean newMessageStopsRun;
+    private final String downloadPath;
 
     /**
      * @param newMessageStopsRun whether a new user message stops the thread's run that is still working (AG-UI
@@ -49,7 +50,8 @@ final class AgUiTurns {
      *     (CopilotKit's {@code /stop}), where the new message follows the engine's double-texting rule. A run
      *     that waits only for the page's tools is stopped either way: the page chose not to run them.
      */
-    AgUiTurns(ChatEngine engine, ClientContexts contexts, boolean newMessageStopsRun) {
+    AgUiTurns(ChatEngine engine, ClientContexts contexts, boolean newMessageStopsRun, String downloadPath) {
+        this.downloadPath = downloadPath;
         this.engine = engine;
         this.contexts = contexts;
         this.newMessageStopsRun = newMessageStopsRun;
@@ -84,11 +86,12 @@ final class AgUiTurns {
      */
     Plan plan(String ownerId, AgUiInput input) {
         try {
-            if (!threadExists(ownerId, input.threadId())) {
+            boolean firstUse = !threadExists(ownerId, input.threadId());
+            if (firstUse) {
                 checkFirstUse(ownerId, input);
                 engine.openThread(ownerId, input.threadId());
             }
-            AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
+            AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId(), downloadPath);
             Optional<RunState> latest = history.latestRunId().map(id -> engine.state(ownerId, id));
             if (!input.resume().isEmpty() || (!input.trailingToolResults().isEmpty() && waiting(latest))) {
                 return answer(ownerId, input, history, latest.orElseThrow(() -> new Refused("NOT_FOUND",
@@ -99,7 +102,7 @@ final class AgUiTurns {
                 throw new Refused("INVALID_INPUT", "the input ends with neither a user message nor tool results"
                         + " and answers no interrupt: there is nothing to run");
             }
-            return turn(ownerId, input, history, latest, user);
+            return turn(ownerId, input, history, latest, user, firstUse);
         } catch (ChatException e) {
             if (e.code() == ErrorCode.NOT_FOUND || e.code() == ErrorCode.INVALID_INPUT) {
                 throw e;
@@ -148,14 +151,36 @@ final class AgUiTurns {
                 .withClientMessageId(user.id());
     }
 
+    /** Uploads the new message's files; a refusal on a thread created for this input deletes the thread. */
+    private List<String> upload(String ownerId, AgUiInput input, AgUiInput.Message user, boolean firstUse) {
+        try {
+            return AgUiParts.upload(engine, ownerId, input.threadId(), user.files());
+        } catch (ChatException e) {
+            if (firstUse) {
+                try {
+                    engine.deleteThread(ownerId, input.threadId());
+                } catch (ChatException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Where a thread's attachments are downloaded: this prefix and the attachment id. */
+    String downloadPath() {
+        return downloadPath;
+    }
+
     private static boolean waiting(Optional<RunState> latest) {
         return latest.map(s -> s.run().status() == RunStatus.WAITING_FOR_INPUT).orElse(false);
     }
 
     // ------------------------------------------------------------------ a user message
 
+    /** @param firstUse the thread was created for this input: a refused attachment deletes it again */
     private Plan turn(String ownerId, AgUiInput input, AgUiHistory history, Optional<RunState> latest,
-            AgUiInput.Message user) {
+            AgUiInput.Message user, boolean firstUse) {
         Optional<UserMessage> known = history.user(user.id());
         if (known.isPresent()) {
             return stream(ownerId, input, known.get().runId(), Set.of(), false);
@@ -167,7 +192,7 @@ final class AgUiTurns {
             throw new Refused("INTERRUPT_PENDING", "the thread's run waits for the answer to interrupt "
                     + latest.get().pendingInputs().get(0).inputId() + "; send it in \"resume\"");
         }
-        StartRun request = startRequest(ownerId, input, user);
+        StartRun request = startRequest(ownerId, input, user).withAttachments(upload(ownerId, input, user, firstUse));
         Start start = () -> editedId == null ? engine.startRun(ownerId, input.threadId(), request)
                 : engine.editMessage(ownerId, editedId, request);
         RunTicket ticket = stopAbandoned(ownerId, latest) ? startWhenFree(start) : start.start();
@@ -361,7 +386,7 @@ final class AgUiTurns {
 
     private Plan stream(String ownerId, AgUiInput input, String runId, Set<String> answered, boolean cancel) {
         RunState state = engine.state(ownerId, runId);
-        AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId());
+        AgUiHistory history = AgUiHistory.read(engine, ownerId, input.threadId(), downloadPath);
         Set<String> pending = new LinkedHashSet<>();
         state.pendingInputs().forEach(p -> pending.add(p.inputId()));
         return new Plan(runId, state.run().assistantMessageId(), history.snapshot(runId, input.messages()),

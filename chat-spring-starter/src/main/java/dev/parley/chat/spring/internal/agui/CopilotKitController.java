@@ -71,10 +71,12 @@ public class CopilotKitController {
     /**
      * @param origins the Origin rule, with the origins allowed for this endpoint
      * @param trustOwnerHeader whether a proxy sets the owner header of {@code parley.owner.mode=HEADER}
+     * @param downloadPath where attachments are downloaded: this prefix and the attachment's id
      */
     public CopilotKitController(ChatEngine engine, OwnerResolver owners, OriginCheck origins, SseStreams streams,
-            JsonBodies bodies, ClientContexts contexts, String agentDescription, boolean trustOwnerHeader) {
-        this.runtime = new CopilotKitRuntime(engine, streams, contexts, agentDescription);
+            JsonBodies bodies, ClientContexts contexts, String agentDescription, boolean trustOwnerHeader,
+            String downloadPath) {
+        this.runtime = new CopilotKitRuntime(engine, streams, contexts, agentDescription, downloadPath);
         this.owners = owners;
         this.origins = origins;
         this.bodies = bodies;

@@ -40,10 +40,11 @@ final class CopilotKitRuntime {
     private final AgUiTurns turns;
     private final String description;
 
-    CopilotKitRuntime(ChatEngine engine, SseStreams streams, ClientContexts contexts, String description) {
+    CopilotKitRuntime(ChatEngine engine, SseStreams streams, ClientContexts contexts, String description,
+            String downloadPath) {
         this.engine = engine;
         this.streams = streams;
-        this.turns = new AgUiTurns(engine, contexts, false);
+        this.turns = new AgUiTurns(engine, contexts, false, downloadPath);
         this.description = description;
     }
 
@@ -176,7 +177,7 @@ final class CopilotKitRuntime {
     /** The newest page of the caller's thread, or nothing for an unknown thread or another owner's. */
     private Optional<AgUiHistory> history(String owner, String threadId) {
         try {
-            return Optional.of(AgUiHistory.read(engine, owner, threadId));
+            return Optional.of(AgUiHistory.read(engine, owner, threadId, turns.downloadPath()));
         } catch (ChatException e) {
             if (e.code() == ErrorCode.NOT_FOUND) {
                 return Optional.empty();
