@@ -161,6 +161,31 @@ test('search finds the caller\'s sessions with a snippet; export downloads a fil
   await assert.rejects(c.exportSession(session.id, { format: 'pdf' }), (e) => e.status === 400);
 });
 
+test('a file uploaded with uploadAttachment goes with the message and downloads from attachmentUrl', async () => {
+  const who = owner('node-files');
+  const c = client(who);
+  const session = await c.createSession();
+  const png = new Uint8Array(600).map((_, i) => (i * 7) & 0xff);
+  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const file = new File([png], 'dot.png', { type: 'image/png' });
+  const attachment = await c.uploadAttachment(session.id, file);
+  assert.equal(attachment.mediaType, 'image/png');
+  assert.equal(attachment.name, 'dot.png');
+  assert.equal(attachment.size, 600);
+
+  await finish(c, await c.startRun(session.id, { message: 'what is this dot?', attachments: [attachment.id] }));
+  const sent = userMessages(await c.getSession(session.id))[0];
+  assert.deepEqual(sent.attachments, [{ id: attachment.id, name: 'dot.png', mediaType: 'image/png', size: 600 }]);
+  const served = await fetch(c.attachmentUrl(attachment.id), { headers: { 'X-Parley-Owner': who } });
+  assert.equal(served.status, 200);
+  assert.deepEqual(new Uint8Array(await served.arrayBuffer()), png);
+
+  const pdfAsPng = new File([new TextEncoder().encode('%PDF-1.4 not an image')], 'fake.png', { type: 'image/png' });
+  await assert.rejects(c.uploadAttachment(session.id, pdfAsPng), (e) => e.status === 400 && e.code === 'INVALID_INPUT');
+  const stranger = client(owner('node-stranger'));
+  await assert.rejects(stranger.uploadAttachment(session.id, file), (e) => e.status === 404);
+});
+
 test('client message ids are random UUIDs, also without crypto.randomUUID', () => {
   const ids = new Set(Array.from({ length: 100 }, () => newClientMessageId()));
   assert.equal(ids.size, 100);

@@ -250,9 +250,40 @@ export class ParleyClient {
    * sent again as is (see `sendRetries`) and the server starts one run however often it arrived: the ticket
    * is the first run's (`replayed: true` when the server had it already).
    */
-  startRun(sessionId, { message, modelId, skill, maxIterations, context, clientMessageId = newClientMessageId() } = {}) {
+  startRun(sessionId, { message, modelId, skill, maxIterations, context, attachments, clientMessageId = newClientMessageId() } = {}) {
     return this.sendSafely(`/sessions/${encodeURIComponent(sessionId)}/runs`,
-      { message, modelId, skill, maxIterations, context, clientTools: this.clientTools(), clientMessageId });
+      { message, modelId, skill, maxIterations, context, attachments, clientTools: this.clientTools(), clientMessageId });
+  }
+
+  // ---- attachments
+  /**
+   * Uploads a file (a `File` or `Blob`) to a session, as the raw request body with its type; resolves to the
+   * attachment `{id, name, mediaType, size, …}` whose id goes in `startRun`'s `attachments`. With
+   * `onProgress(sentBytes, totalBytes)` and where the platform has `XMLHttpRequest` (browsers), progress is
+   * reported as the bytes go out; fetch reports none. Rejects with a ParleyError (`400` for a type that may not
+   * be attached or contradicts the content, `413` past a limit).
+   */
+  async uploadAttachment(sessionId, file, { name = file?.name, onProgress, signal } = {}) {
+    const url = `${this.baseUrl}/sessions/${encodeURIComponent(sessionId)}/attachments`
+      + (name ? `?name=${encodeURIComponent(name)}` : '');
+    const headers = { Accept: 'application/json', ...(await this.headersFor('POST', url)) };
+    if (file.type) headers['Content-Type'] = file.type;
+    if (onProgress && typeof XMLHttpRequest !== 'undefined') {
+      return uploadWithProgress(url, headers, file, onProgress, signal);
+    }
+    let response;
+    try {
+      response = await this.fetch(url, { method: 'POST', headers, body: file, signal });
+    } catch (e) {
+      throw new ParleyError(0, { title: 'Network error', detail: String(e?.message ?? e) });
+    }
+    const { json } = await readJson(response);
+    if (!response.ok) throw new ParleyError(response.status, json);
+    return json;
+  }
+  /** Where an attachment is fetched from (an `<img src>`, a link); `download` asks for a download, not a view. */
+  attachmentUrl(id, { download = false } = {}) {
+    return `${this.baseUrl}/attachments/${encodeURIComponent(id)}${download ? '?download=1' : ''}`;
   }
   /**
    * Edits a user message: a new message beside it, on a new branch that becomes the active one, answered by
@@ -552,6 +583,26 @@ async function connect(client, runId, handle, onEvent, onStatus, signal) {
  * with a ParleyError for an event that is not a run event, and with the read's error when the connection
  * broke.
  */
+/** An upload through XMLHttpRequest, whose upload events say how far it got. */
+function uploadWithProgress(url, headers, file, onProgress, signal) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    for (const [key, value] of Object.entries(headers)) xhr.setRequestHeader(key, value);
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onload = () => {
+      let json = null;
+      try { json = xhr.responseText ? JSON.parse(xhr.responseText) : null; } catch { json = null; }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(json);
+      else reject(new ParleyError(xhr.status, json));
+    };
+    xhr.onerror = () => reject(new ParleyError(0, { title: 'Network error', detail: 'the upload failed' }));
+    xhr.onabort = () => reject(new ParleyError(0, { title: 'Aborted', detail: 'the upload was aborted' }));
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(file);
+  });
+}
+
 async function readEvents(body, deliver) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
