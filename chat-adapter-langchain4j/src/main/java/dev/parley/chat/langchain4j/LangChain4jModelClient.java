@@ -3,7 +3,6 @@ package dev.parley.chat.langchain4j;
 import dev.langchain4j.data.message.ImageContent;
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.parley.chat.ChatException;
 import dev.parley.chat.agent.ModelCall;
 import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.agent.ModelListener;
@@ -144,7 +143,7 @@ public final class LangChain4jModelClient implements ModelClient {
          * takes every kind (few take audio, some no PDFs): the engine refuses what is not declared before storing
          * it, where the provider would fail the run.
          *
-         * @throws ChatException CONFIGURATION if a type is not one of those
+         * @throws dev.parley.chat.ChatException CONFIGURATION if a type is not one of those
          */
         public Builder attachmentTypes(Set<String> value) {
             Set<String> types = Set.copyOf(value);
