@@ -14,6 +14,7 @@ import dev.parley.chat.hermes.internal.BridgeRun;
 import dev.parley.chat.hermes.internal.HermesHttp;
 import dev.parley.chat.hermes.internal.Redactor;
 import dev.parley.chat.runtime.ApprovalReply;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.HostToolSpec;
@@ -67,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * {@link dev.parley.chat.input.ApprovalRequest}), CANCEL, HOST_TOOLS, REATTACH. API_SERVER: APPROVALS,
  * CANCEL, and CLARIFY where the server advertises clarify questions; which behaviours of the server are
  * used (how a thread's memory is kept, whether a start is retried) it reads from the server itself, see
- * {@link HermesConfig}.
+ * {@link HermesConfig}. Attachments ({@link #attachmentSupport()}): images on the API server, none on the Bridge.
  *
  * <h2>Threading and errors</h2>
  * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
@@ -196,6 +197,18 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
     @Override
     public Set<Capability> capabilities() {
         return config.transport() == HermesTransport.BRIDGE ? BRIDGE_CAPABILITIES : apiServer.capabilities();
+    }
+
+    /**
+     * API server: images only (PNG, JPEG, GIF, WebP). Those of the question go to Hermes as {@code image_url} parts
+     * of data URLs on the request's last input item, the only one Hermes hands its agent as parts; an earlier
+     * message's files are named in its history text ({@code [image: cat.png]}). A start whose images make it
+     * larger than the 10 MB Hermes reads fails its run (TOO_LARGE). Bridge: none yet (the Bridge protocol v1 carries
+     * no files).
+     */
+    @Override
+    public AttachmentSupport attachmentSupport() {
+        return config.transport() == HermesTransport.BRIDGE ? AttachmentSupport.NONE : apiServer.attachmentSupport();
     }
 
     /**

@@ -22,7 +22,9 @@ import java.util.function.Function;
  * <ul>
  *   <li>every route but {@code /health} needs the bearer token ({@code 401 invalid_api_key}); unknown routes
  *       are {@code 404}; {@code conversation_history} entries need string {@code role} and {@code content}
- *       ({@code 400});</li>
+ *       ({@code 400}); {@code input} is text or an array of items whose last one's content may be parts: text
+ *       and images ({@code data:image/…} URLs) only, a {@code file} part or another data URL is
+ *       {@code 400 unsupported_content_type};</li>
  *   <li>one events subscriber per run: a second {@code GET …/events} is {@code 404}, and there is no replay;</li>
  *   <li>an {@code approval.request} waits for {@code POST …/approval} (which resolves the oldest pending one,
  *       or the one named by {@code request_id}, and writes {@code approval.responded}) or for the approval
@@ -42,6 +44,8 @@ public final class HermesApiStub implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String END = "\u0000end";
     private static final String RESET = "\u0000reset";
+    /** Hermes' {@code MAX_REQUEST_BYTES}: a larger body is {@code 413}. */
+    static final int MAX_REQUEST_BYTES = 10_000_000;
 
     /** The API server's line: what it sends and accepts. */
     public enum Line {
@@ -202,6 +206,10 @@ public final class HermesApiStub implements AutoCloseable {
     }
 
     private void startRun(RawServer.Exchange ex) throws Exception {
+        if (ex.body().length() > MAX_REQUEST_BYTES) {
+            ex.answer(413, "text/plain", "413: Request Entity Too Large");
+            return;
+        }
         JsonNode body;
         try {
             body = JSON.readTree(ex.body());
@@ -215,6 +223,12 @@ public final class HermesApiStub implements AutoCloseable {
         JsonNode input = body.path("input");
         if (!(input.isTextual() && !input.asText().isEmpty()) && !(input.isArray() && !input.isEmpty())) {
             error(ex, 400, "Missing 'input' field", null);
+            return;
+        }
+        String refused = input.isArray() ? refusedContent(input.get(input.size() - 1).path("content")) : null;
+        if (refused != null) {
+            int colon = refused.indexOf(':');
+            error(ex, 400, refused.substring(colon + 1), refused.substring(0, colon));
             return;
         }
         List<JsonNode> history = new ArrayList<>();
@@ -266,6 +280,45 @@ public final class HermesApiStub implements AutoCloseable {
         }
         ex.json(202, "{\"run_id\": \"" + id + "\", \"status\": \"started\"" + (line == Line.NEWER ? ", \"replayed\": false" : "")
                 + "}");
+    }
+
+    /**
+     * As Hermes checks the content of the last input item (the only one its agent gets as parts): text and
+     * {@code image_url}/{@code input_image} parts only, images as {@code data:image/…} or http(s) URLs;
+     * {@code code:message} of the 400 it answers otherwise, null if the content is fine.
+     */
+    private static String refusedContent(JsonNode content) {
+        if (!content.isArray()) {
+            return null;
+        }
+        for (JsonNode part : content) {
+            String type = part.path("type").asText("").strip().toLowerCase(java.util.Locale.ROOT);
+            if (type.equals("text") || type.equals("input_text")) {
+                continue;
+            }
+            if (type.equals("image_url") || type.equals("input_image")) {
+                JsonNode ref = part.path("image_url");
+                String url = (ref.isObject() ? ref.path("url") : ref).asText("").strip().toLowerCase(java.util.Locale.ROOT);
+                if (url.isEmpty()) {
+                    return "invalid_image_url:Image parts must include a non-empty image URL.";
+                }
+                if (url.startsWith("data:") && (!url.startsWith("data:image/") || !url.contains(","))) {
+                    return "unsupported_content_type:Only image data URLs are supported. Non-image data payloads are"
+                            + " not supported.";
+                }
+                if (!url.startsWith("data:") && !url.startsWith("http://") && !url.startsWith("https://")) {
+                    return "invalid_image_url:Image inputs must use http(s) URLs or data:image/... URLs.";
+                }
+                continue;
+            }
+            if (type.equals("file") || type.equals("input_file")) {
+                return "unsupported_content_type:Inline image inputs are supported, but uploaded files and document"
+                        + " inputs are not supported on this endpoint.";
+            }
+            return "unsupported_content_type:Unsupported content part type '" + type + "'. Only text and"
+                    + " image_url/input_image parts are supported.";
+        }
+        return null;
     }
 
     private void events(RawServer.Exchange ex, StubRun run) throws Exception {
@@ -442,7 +495,7 @@ public final class HermesApiStub implements AutoCloseable {
             return;
         }
         List<JsonNode> turns = sessions.computeIfAbsent(session, s -> new CopyOnWriteArrayList<>());
-        turns.add(JSON.createObjectNode().put("role", "user").put("content", run.body.path("input").asText()));
+        turns.add(JSON.createObjectNode().put("role", "user").put("content", run.questionText()));
         turns.add(JSON.createObjectNode().put("role", "assistant").put("content", output));
     }
 

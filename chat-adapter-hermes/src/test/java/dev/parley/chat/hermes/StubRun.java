@@ -32,6 +32,27 @@ final class StubRun {
                 .put("session_id", body.path("session_id").asText(id));
     }
 
+    /** The question's content: the text {@code input}, or the content of its last item (text or parts). */
+    JsonNode question() {
+        JsonNode input = body.path("input");
+        return input.isArray() ? input.get(input.size() - 1).path("content") : input;
+    }
+
+    /** The question's text: the text {@code input}, or its last item's text parts, joined by new lines. */
+    String questionText() {
+        JsonNode question = question();
+        if (!question.isArray()) {
+            return question.asText();
+        }
+        List<String> texts = new java.util.ArrayList<>();
+        question.forEach(part -> {
+            if ("text".equals(part.path("type").asText())) {
+                texts.add(part.path("text").asText());
+            }
+        });
+        return String.join("\n", texts);
+    }
+
     /** The earlier user turns the agent saw. */
     long userTurnsSeen() {
         return history.stream().filter(h -> "user".equals(h.path("role").asText())).count();

@@ -4,12 +4,15 @@ import dev.parley.chat.agent.ModelCall;
 import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.agent.ModelListener;
 import dev.parley.chat.agent.ModelRequest;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.springai.internal.Failures;
 import dev.parley.chat.springai.internal.Prompts;
 import dev.parley.chat.springai.internal.StreamedCall;
+import dev.parley.chat.springai.internal.UserMessages;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.prompt.ChatOptions;
@@ -30,6 +33,11 @@ import org.springframework.ai.chat.prompt.Prompt;
  * model's own ({@link ChatModel#getOptions()}, or {@link Builder#options}) with the chosen model and the run's
  * tools in place of any tools they had.
  *
+ * <p>A person's files go with their message: images, PDFs and WAV recordings as Spring AI {@code Media} named
+ * after their file, text files (plain text, Markdown, CSV, JSON) as text after the person's words, between lines
+ * naming the file — never as {@code Media}, which Spring AI's OpenAI model would send Base64-encoded. MP3 is not
+ * declared: that model labels it {@code wav}.
+ *
  * <p>Text streams as it comes; a tool call arrives complete (Spring AI's OpenAI model merges a call's chunks
  * before handing it on); reasoning streams where the model puts it in the message's {@code reasoningContent}
  * metadata (the OpenAI model does for {@code reasoning_content}, as DeepSeek, vLLM and Ollama send it). Usage is
@@ -41,11 +49,13 @@ public final class SpringAiModelClient implements ModelClient {
     private final ChatModel model;
     private final @Nullable ChatOptions options;
     private final List<ModelOption> models;
+    private final AttachmentSupport attachmentSupport;
 
     private SpringAiModelClient(Builder builder) {
         this.model = builder.model;
         this.options = builder.options;
         this.models = builder.models;
+        this.attachmentSupport = UserMessages.support(builder.attachmentTypes);
     }
 
     /** A client over {@code model} with the default settings. */
@@ -85,11 +95,22 @@ public final class SpringAiModelClient implements ModelClient {
         return models;
     }
 
+    /**
+     * PNG, JPEG, GIF and WebP images, PDF documents, WAV audio, and text files (plain text, Markdown, CSV, JSON),
+     * or those of them {@link Builder#attachmentTypes} names. Not MP3: Spring AI's OpenAI model labels an
+     * {@code audio/mpeg} recording as {@code wav}.
+     */
+    @Override
+    public AttachmentSupport attachmentSupport() {
+        return attachmentSupport;
+    }
+
     /** Configures a {@link SpringAiModelClient}. Not thread-safe. */
     public static final class Builder {
         private final ChatModel model;
         private @Nullable ChatOptions options;
         private List<ModelOption> models = List.of();
+        private Set<String> attachmentTypes = UserMessages.SUPPORTED;
 
         private Builder(ChatModel model) {
             this.model = Objects.requireNonNull(model, "model");
@@ -111,6 +132,23 @@ public final class SpringAiModelClient implements ModelClient {
          */
         public Builder models(List<ModelOption> value) {
             this.models = List.copyOf(value);
+            return this;
+        }
+
+        /**
+         * The attachments the client declares, when the model reads fewer than the client can send (default all
+         * of them: {@code image/png}, {@code image/jpeg}, {@code image/gif}, {@code image/webp},
+         * {@code application/pdf}, {@code audio/wav}, {@code text/plain}, {@code text/markdown},
+         * {@code text/csv}, {@code application/json}); empty for none. Not every model takes every kind (few take
+         * audio, some no PDFs): the engine refuses what is not declared before storing it, where the provider
+         * would fail the run.
+         *
+         * @throws dev.parley.chat.ChatException CONFIGURATION if a type is not one of those
+         */
+        public Builder attachmentTypes(Set<String> value) {
+            Set<String> types = Set.copyOf(value);
+            UserMessages.support(types);
+            this.attachmentTypes = types;
             return this;
         }
 

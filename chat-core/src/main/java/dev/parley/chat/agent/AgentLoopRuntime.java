@@ -3,6 +3,7 @@ package dev.parley.chat.agent;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.agent.internal.AgentRun;
 import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunProgress;
@@ -41,7 +42,8 @@ import org.jspecify.annotations.Nullable;
  * repeats that id with the model call's number, {@code call_1-2}), so a repeated id runs its tool again; the model
  * gets each result under its own id.
  *
- * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}).
+ * <p>The model keeps no session: every run is given the conversation so far ({@code RunRequest.history}), with
+ * the files and images of the person's messages where the client takes them ({@link #attachmentSupport()}).
  * The system prompt is the default one ({@link Builder#systemPrompt}) followed by the chosen skill's
  * ({@link Builder#skills}, {@link Builder#systemPrompts}), a blank line between them. Capabilities: host tools,
  * cancel, and resume: a run waiting for the person's approval of a host action when the host stops is continued
@@ -111,6 +113,17 @@ public final class AgentLoopRuntime implements RuntimeAdapter {
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.HOST_TOOLS, Capability.CANCEL, Capability.RESUME);
+    }
+
+    /**
+     * What the client puts on the wire ({@link ModelClient#attachmentSupport()}). Each run reads the bytes of
+     * its question's attachments and of those in its history once, before the first model call, and sends them
+     * with their messages on every call; an earlier message's attachment of a type the client cannot take, or
+     * one no longer kept, is named in that message's text instead.
+     */
+    @Override
+    public AttachmentSupport attachmentSupport() {
+        return client.attachmentSupport();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.parley.chat.agent;
 
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.ModelOption;
 import java.util.List;
 
@@ -19,5 +20,14 @@ public interface ModelClient {
     /** The models a person may choose from; empty for the client's one model. */
     default List<ModelOption> models() {
         return List.of();
+    }
+
+    /**
+     * The attachments this client puts on the wire ({@link ModelMessage.User#attachments()}), by media type:
+     * what {@link AgentLoopRuntime} declares, so the engine refuses any other before storing it. Declare only
+     * types the client sends in a form the model reads; the default takes none.
+     */
+    default AttachmentSupport attachmentSupport() {
+        return AttachmentSupport.NONE;
     }
 }

@@ -8,6 +8,7 @@ import dev.parley.chat.agent.ModelRequest;
 import dev.parley.chat.agent.ModelResponse;
 import dev.parley.chat.agent.ToolCall;
 import dev.parley.chat.model.TokenUsage;
+import dev.parley.chat.runtime.AttachmentSupport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,6 +24,7 @@ public final class ScriptedModel implements ModelClient {
     private final Function<ModelRequest, Reply> script;
     private final List<ModelRequest> requests = new CopyOnWriteArrayList<>();
     private final AtomicInteger cancels = new AtomicInteger();
+    private volatile AttachmentSupport attachmentSupport = AttachmentSupport.NONE;
 
     private ScriptedModel(Function<ModelRequest, Reply> script) {
         this.script = script;
@@ -46,6 +48,17 @@ public final class ScriptedModel implements ModelClient {
     /** How many calls were cancelled. */
     public int cancels() {
         return cancels.get();
+    }
+
+    /** Makes the model take these attachments; returns this. */
+    public ScriptedModel withAttachmentSupport(AttachmentSupport support) {
+        this.attachmentSupport = support;
+        return this;
+    }
+
+    @Override
+    public AttachmentSupport attachmentSupport() {
+        return attachmentSupport;
     }
 
     @Override

@@ -149,12 +149,11 @@ public final class ApiServerRun extends RunLoop {
         try {
             start = ApiServerRequests.start(http.json(), request, server, model, systemPrompt);
         } catch (ChatException e) {
-            emit(new AgentStreamEvent.RunFailed(e.code().name(), "the conversation so far could not be read: "
-                    + clean(orElse(e.getMessage(), "no reason given"))));
+            emit(new AgentStreamEvent.RunFailed(e.code().name(), clean(orElse(e.getMessage(), "no reason given"))));
             return;
         }
-        log.debug("Run {}: starting on {} (session {}, {} history entries)", runId, server.describe(),
-                start.resumed() ? "restored by Hermes" : "sent", start.historyTurns());
+        log.debug("Run {}: starting on {} (session {}, {} history entries, {} images)", runId, server.describe(),
+                start.resumed() ? "restored by Hermes" : "sent", start.historyTurns(), start.images());
         String remote = start(start, server);
         if (remote == null) {
             return;

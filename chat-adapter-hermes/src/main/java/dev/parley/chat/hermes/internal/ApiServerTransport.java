@@ -5,6 +5,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesModel;
 import dev.parley.chat.runtime.ApprovalReply;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.ModelOption;
@@ -82,6 +83,11 @@ public final class ApiServerTransport {
             capabilities.add(Capability.CLARIFY);
         }
         return Set.copyOf(capabilities);
+    }
+
+    /** Images only (PNG, JPEG, GIF, WebP), sent as data URLs with the question; see {@link ApiServerRequests}. */
+    public AttachmentSupport attachmentSupport() {
+        return ApiServerRequests.ATTACHMENTS;
     }
 
     public void answerApproval(ApprovalReply reply) {

@@ -8,9 +8,9 @@ import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ImageContent;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
-import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.parley.chat.agent.ModelMessage;
 import dev.parley.chat.agent.ModelRequest;
@@ -31,18 +31,19 @@ public final class ChatRequests {
     }
 
     /**
-     * The request as LangChain4j takes it: the system prompt first, then the conversation, the tools and the
-     * chosen model's name.
+     * The request as LangChain4j takes it: the system prompt first, then the conversation (the person's files
+     * as {@link UserContents} puts them, images at {@code imageDetail}), the tools and the chosen model's name.
      *
-     * @throws IllegalArgumentException if a tool's parameters are not a JSON Schema of an object
+     * @throws IllegalArgumentException if a tool's parameters are not a JSON Schema of an object, or a file is of
+     *     a type the client cannot send
      */
-    public static ChatRequest toChatRequest(ModelRequest request) {
+    public static ChatRequest toChatRequest(ModelRequest request, ImageContent.DetailLevel imageDetail) {
         List<ChatMessage> messages = new ArrayList<>();
         if (request.systemPrompt() != null && !request.systemPrompt().isBlank()) {
             messages.add(SystemMessage.from(request.systemPrompt()));
         }
         for (ModelMessage message : request.messages()) {
-            messages.add(toChatMessage(message));
+            messages.add(toChatMessage(message, imageDetail));
         }
         ChatRequest.Builder builder = ChatRequest.builder().messages(messages);
         if (!request.tools().isEmpty()) {
@@ -54,9 +55,9 @@ public final class ChatRequests {
         return builder.build();
     }
 
-    static ChatMessage toChatMessage(ModelMessage message) {
+    static ChatMessage toChatMessage(ModelMessage message, ImageContent.DetailLevel imageDetail) {
         if (message instanceof ModelMessage.User user) {
-            return UserMessage.from(user.text());
+            return UserContents.toUserMessage(user, imageDetail);
         }
         if (message instanceof ModelMessage.Assistant assistant) {
             List<ToolExecutionRequest> calls = assistant.toolCalls().stream().map(ChatRequests::toRequest).toList();

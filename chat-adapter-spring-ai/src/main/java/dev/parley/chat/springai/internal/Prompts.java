@@ -13,7 +13,6 @@ import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.SystemMessage;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
-import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
@@ -29,10 +28,11 @@ public final class Prompts {
 
     /**
      * The prompt: the system prompt first, then the conversation (consecutive tool results in one tool message,
-     * as Spring AI groups them), with a copy of {@code base} carrying the chosen model and the run's tools.
+     * as Spring AI groups them; the person's files as {@link UserMessages} puts them), with a copy of
+     * {@code base} carrying the chosen model and the run's tools.
      *
-     * @throws IllegalArgumentException if the request has tools and {@code base} takes none, or a tool's
-     *     parameters are not a JSON object
+     * @throws IllegalArgumentException if the request has tools and {@code base} takes none, a tool's
+     *     parameters are not a JSON object, or a file is of a type the client cannot send
      */
     public static Prompt toPrompt(ModelRequest request, ChatOptions base) {
         List<Message> messages = new ArrayList<>();
@@ -47,7 +47,7 @@ public final class Prompts {
             }
             flushResults(messages, results);
             if (message instanceof ModelMessage.User user) {
-                messages.add(new UserMessage(user.text()));
+                messages.add(UserMessages.toUserMessage(user));
             } else {
                 messages.add(toAssistantMessage((ModelMessage.Assistant) message));
             }

@@ -1,5 +1,6 @@
 package dev.parley.chat.agent.internal;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.RunErrorCode;
 import dev.parley.chat.agent.ModelCall;
 import dev.parley.chat.agent.ModelClient;
@@ -92,6 +93,9 @@ public final class AgentRun {
     public void play() {
         try {
             loop();
+        } catch (ChatException e) {
+            log.warn("Run {}: the agent loop failed: {}", request.runId(), e.getMessage());
+            out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.of(e.code()).name(), message(e)));
         } catch (RuntimeException e) {
             log.warn("Run {}: the agent loop failed", request.runId(), e);
             out.emit(new AgentStreamEvent.RunFailed(RunErrorCode.RUNTIME_FAILED.name(), message(e)));
@@ -101,8 +105,9 @@ public final class AgentRun {
     }
 
     private void loop() {
-        List<ModelMessage> messages = new ArrayList<>(Conversations.toModel(request.history().messages()));
-        messages.add(new ModelMessage.User(request.userMessage()));
+        AttachedFiles files = new AttachedFiles(request.attachmentContent(), client.attachmentSupport());
+        List<ModelMessage> messages = new ArrayList<>(Conversations.toModel(request.history().messages(), files));
+        messages.add(files.user(request.userMessage(), request.attachments()));
         int firstCall = 1;
         if (resumed != null) {
             Conversations.Resumed before = Conversations.resumed(resumed);

@@ -18,13 +18,14 @@ import java.util.Set;
 /**
  * Turns a run's conversation so far (Parley's messages) into the messages a chat-completion API takes: each
  * user message, and for each answer its tool calls (one assistant message), their results, then its text.
- * A call without a stored result gets an error result (the APIs require one per call).
+ * A call without a stored result gets an error result (the APIs require one per call). A user message's
+ * attachments go with it, read through {@link AttachedFiles}.
  */
 final class Conversations {
     private Conversations() {
     }
 
-    static List<ModelMessage> toModel(List<Message> history) {
+    static List<ModelMessage> toModel(List<Message> history, AttachedFiles files) {
         List<ModelMessage> out = new ArrayList<>();
         AssistantMessage answer = null;
         Map<String, ToolCall> calls = new LinkedHashMap<>();
@@ -39,7 +40,7 @@ final class Conversations {
                 flush(out, answer, calls, results);
                 answer = null;
                 if (message instanceof UserMessage user) {
-                    out.add(new ModelMessage.User(user.text()));
+                    out.add(files.user(user.text(), user.attachments()));
                 } else if (message instanceof AssistantMessage assistant) {
                     answer = assistant;
                 }
