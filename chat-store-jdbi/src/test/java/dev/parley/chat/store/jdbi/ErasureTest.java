@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.Attachment;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
@@ -27,9 +28,14 @@ import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadGoneException;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.store.jdbi.internal.SchemaDao;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -52,6 +58,8 @@ abstract class ErasureTest {
 
     TestDatabase database;
     JdbiChatStore store;
+    /** The blob key of each thread's attachment that {@link #writeThread} stored. */
+    final Map<String, String> blobKeys = new HashMap<>();
 
     abstract TestDatabase createDatabase();
 
@@ -103,6 +111,26 @@ abstract class ErasureTest {
         store.completeHostAction(runId, "x1", "{\"found\":\"" + word + "\"}", false, T0);
         store.saveFeedback(new Feedback(threadId, runId, runId + "-a", "alice", FeedbackRating.UP, "nice " + word, T0));
         store.rememberApproval(threadId, "refund_" + word, T0);
+        byte[] notes = ("notes about " + word).getBytes(StandardCharsets.UTF_8);
+        String key = store.blobStore().put("alice", new ByteArrayInputStream(notes));
+        store.saveAttachment(new Attachment(threadId + "-f", "alice", threadId, "notes-" + word + ".txt", "text/plain",
+                notes.length, sha256(notes), key, T0));
+        blobKeys.put(threadId, key);
+    }
+
+    /** What the engine does after deleting a thread: deletes the bytes of the blobs it freed, then forgets them. */
+    void purgeUnreferencedBlobs() {
+        List<String> keys = store.unreferencedBlobs(1000);
+        keys.forEach(store.blobStore()::delete);
+        store.forgetBlobs(keys);
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /**
@@ -140,19 +168,33 @@ abstract class ErasureTest {
         assertThatThrownBy(() -> store.rememberApproval("erased-t", erasedWord, T0))
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
 
+        String erasedBlob = blobKeys.get("erased-t");
+        String keptBlob = blobKeys.get("kept-t");
+        assertThat(store.unreferencedBlobs(10)).as("the delete freed the thread's blob").containsExactly(erasedBlob);
+        purgeUnreferencedBlobs();
+
         Jdbi jdbi = Jdbi.create(database.dataSource());
         List<String> tables = jdbi.withHandle(this::parleyTables);
         assertThat(tables).as("every table of the schema is checked").containsExactlyInAnyOrderElementsOf(SchemaDao.TABLES);
         for (String table : tables) {
-            List<String> rows = jdbi.withHandle(h -> h.createQuery("SELECT * FROM " + table).mapToMap().list())
-                    .stream().map(row -> row.values().stream().map(ErasureTest::text).collect(Collectors.joining("|")))
-                    .collect(Collectors.toList());
-            assertThat(rows).as("rows of %s", table).anyMatch(row -> row.contains("kept-t") || row.contains(keptWord));
+            List<String> rows = rows(jdbi, table);
+            if (!table.equals("parley_unreferenced_blobs")) {
+                assertThat(rows).as("rows of %s", table).anyMatch(row -> row.contains("kept-t") || row.contains(keptWord)
+                        || row.contains(keptBlob));
+            }
             assertThat(rows).as("rows of %s", table)
-                    .noneMatch(row -> row.contains("erased-t") || row.contains(erasedWord));
+                    .noneMatch(row -> row.contains("erased-t") || row.contains(erasedWord) || row.contains(erasedBlob));
         }
+        assertThat(rows(jdbi, "parley_unreferenced_blobs")).as("the purge forgot the deleted blob").isEmpty();
         assertThat(store.searchThreads("alice", SearchQuery.of(erasedWord), 0, 10)).isEmpty();
         assertThat(store.searchThreads("alice", SearchQuery.of(keptWord), 0, 10)).hasSize(1);
+    }
+
+    /** Each row of a table, its values joined (bytes read as UTF-8). */
+    static List<String> rows(Jdbi jdbi, String table) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM " + table).mapToMap().list()).stream()
+                .map(row -> row.values().stream().map(ErasureTest::text).collect(Collectors.joining("|")))
+                .collect(Collectors.toList());
     }
 
     private static String randomLetters() {

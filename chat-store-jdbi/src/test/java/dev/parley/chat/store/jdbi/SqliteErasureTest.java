@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * On a SQLite file: besides the rows, the bytes. After a delete, neither the database file nor its
  * write-ahead log holds a word of the deleted thread — not in a row, not in the search index's segments,
- * not in free space — while the store is still open (closing it would checkpoint and delete the log, and
- * hide what a running store leaves).
+ * not in an attachment's chunks, not in free space — while the store is still open (closing it would
+ * checkpoint and delete the log, and hide what a running store leaves).
  */
 abstract class SqliteErasureTest extends ErasureTest {
     @TempDir
@@ -49,6 +49,7 @@ abstract class SqliteErasureTest extends ErasureTest {
         assertThat(holding(files(), erasedWord)).as("the control: the word is written").isNotEmpty();
 
         assertThat(store.deleteThread("erased-t")).isTrue();
+        purgeUnreferencedBlobs();
 
         Map<String, byte[]> files = files();
         assertThat(holding(files, keptWord)).as("the control: the kept thread's word is found").isNotEmpty();
