@@ -23,7 +23,7 @@ public interface AttachmentStore {
      *
      * @return the attachment as stored (its blob key may differ from the given one)
      * @throws dev.parley.chat.ChatException NOT_FOUND if the thread does not exist (any more); CONFLICT if the id
-     *     exists
+     *     exists. Either way nothing is recorded and no blob gains a use.
      */
     Attachment saveAttachment(Attachment attachment);
 
@@ -41,6 +41,6 @@ public interface AttachmentStore {
      */
     List<String> unreferencedBlobs(int limit);
 
-    /** Forgets unreferenced blobs whose bytes were deleted. */
+    /** Forgets unreferenced blobs whose bytes were deleted; keys not listed are ignored. */
     void forgetBlobs(Collection<String> blobKeys);
 }

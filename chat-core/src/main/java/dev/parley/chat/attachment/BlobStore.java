@@ -23,7 +23,9 @@ public interface BlobStore {
     String put(String ownerId, InputStream content);
 
     /**
-     * The bytes of a blob from {@code offset} to its end; the caller closes the stream.
+     * The bytes of a blob from {@code offset} to its end (none for an offset at or past the end); the caller
+     * closes the stream. A store may read the bytes lazily: a blob deleted while its stream is read may end
+     * the stream with an {@link java.io.IOException}.
      *
      * @throws dev.parley.chat.ChatException NOT_FOUND if no blob has the key
      */

@@ -2,6 +2,8 @@ package dev.parley.chat.store.jdbi;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.Attachment;
+import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.ChatThread;
@@ -43,8 +45,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The durable {@link ChatStore}: threads, messages, runs, the run event log, pending inputs, feedback and
- * host-action executions in SQL tables ({@code parley_*}), on a SQLite file or on PostgreSQL.
+ * The durable {@link ChatStore}: threads, messages, runs, the run event log, pending inputs, feedback,
+ * host-action executions and attachments in SQL tables ({@code parley_*}), on a SQLite file or on PostgreSQL.
  *
  * <p>Build one with {@link #sqlite(Path)} (a file the store owns: WAL mode, busy timeout, a kept-open writer
  * connection) or {@link #builder(DataSource)} (the host's data source, typically a pool; the host keeps
@@ -66,6 +68,12 @@ import org.jspecify.annotations.Nullable;
  * indexes (kept by triggers) or PostgreSQL's GIN indexes over vectors the store writes with each row, from
  * {@link SearchQuery}'s quoted terms only. See the module's README for both.
  *
+ * <h2>Attachments</h2>
+ * As an {@link AttachmentStore}: an owner's uploads with equal bytes share a blob, whose row counts its uses;
+ * {@link #deleteThread} takes the thread's uses in its transaction and lists the blobs it frees as
+ * unreferenced. Their bytes are kept by a {@link dev.parley.chat.attachment.BlobStore}: by default
+ * {@link #blobStore()}, in chunks in this database.
+ *
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
@@ -77,13 +85,15 @@ import org.jspecify.annotations.Nullable;
  * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each
  * connection it takes to auto-commit and back before giving it back, and never joins a host transaction.
  */
-public final class JdbiChatStore implements ChatStore {
+public final class JdbiChatStore implements ChatStore, AttachmentStore {
     private final StoreDatabase db;
     private final BatchWrite batchWrite;
+    private final JdbiBlobStore blobs;
 
     private JdbiChatStore(StoreDatabase db) {
         this.db = db;
         this.batchWrite = new BatchWrite(db);
+        this.blobs = new JdbiBlobStore(db);
     }
 
     /**
@@ -142,10 +152,20 @@ public final class JdbiChatStore implements ChatStore {
      * <p>A batch of the thread's run racing the delete either commits first (its rows go with the thread)
      * or fails after it with {@link ThreadGoneException}; on PostgreSQL the batch locks each thread's row
      * before its runs' and messages' rows, in the order the delete takes them, so the two never deadlock.
+     *
+     * <p>Before the cascade removes the thread's attachments, the delete takes their uses from their blobs;
+     * a blob left with none moves to the {@link #unreferencedBlobs unreferenced} ones, in the same transaction
+     * (its bytes stay in the blob store until the engine deletes them). A {@link #saveAttachment} racing the
+     * delete either commits first (and its use is taken) or finds the thread gone.
      */
     @Override
     public boolean deleteThread(String threadId) {
-        boolean deleted = db.write("deleting a thread", dao -> dao.threads().delete(threadId) > 0);
+        boolean deleted = db.write("deleting a thread", dao -> {
+            List<String> freed = dao.attachments().releaseBlobsOf(threadId);
+            boolean gone = dao.threads().delete(threadId) > 0;
+            dao.attachments().free(freed, System.currentTimeMillis());
+            return gone;
+        });
         if (deleted) {
             db.dialect().afterErase(db);
         }
@@ -441,6 +461,52 @@ public final class JdbiChatStore implements ChatStore {
                         || dao.hostActions().find(runId, executionId).isPresent());
         if (!stored) {
             throw new ThreadGoneException(Set.of(runId));
+        }
+    }
+
+    // ------------------------------------------------------------------ attachments
+
+    /**
+     * The blob store over this store's database (the default place of attachment bytes): pass it to
+     * {@code ChatEngine.builder().blobStore(…)}. It works while this store is open.
+     */
+    public JdbiBlobStore blobStore() {
+        return blobs;
+    }
+
+    @Override
+    public Attachment saveAttachment(Attachment attachment) {
+        return ForeignKeyViolations.asNotFound(() -> db.write("saving an attachment",
+                dao -> dao.attachments().save(attachment)),
+                cause -> new ChatException(ErrorCode.NOT_FOUND, "thread not found: " + attachment.threadId(), cause));
+    }
+
+    @Override
+    public Optional<Attachment> findAttachment(String attachmentId) {
+        return db.read("reading an attachment", dao -> dao.attachments().find(attachmentId));
+    }
+
+    @Override
+    public List<Attachment> findAttachments(Collection<String> attachmentIds) {
+        return attachmentIds.isEmpty() ? List.of()
+                : db.read("reading attachments", dao -> dao.attachments().find(attachmentIds));
+    }
+
+    @Override
+    public long storedAttachmentBytes(String ownerId) {
+        return db.read("summing an owner's attachments", dao -> dao.attachments().storedBytes(ownerId));
+    }
+
+    @Override
+    public List<String> unreferencedBlobs(int limit) {
+        return limit <= 0 ? List.of()
+                : db.read("listing unreferenced blobs", dao -> dao.attachments().unreferenced(limit));
+    }
+
+    @Override
+    public void forgetBlobs(Collection<String> blobKeys) {
+        if (!blobKeys.isEmpty()) {
+            db.write("forgetting deleted blobs", dao -> dao.attachments().forget(blobKeys));
         }
     }
 

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.Attachment;
 import dev.parley.chat.cluster.RunLease;
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.input.ClarifyRequest;
@@ -22,16 +25,25 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.ThinkingMessage;
 import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.runtime.AttachmentSupport;
+import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadGoneException;
 import dev.parley.chat.store.ThreadTouch;
 import dev.parley.chat.store.jdbi.internal.SchemaDao;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Flow;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
@@ -52,6 +64,8 @@ abstract class ErasureTest {
 
     TestDatabase database;
     JdbiChatStore store;
+    /** The blob key of each thread's attachment that {@link #writeThread} stored. */
+    final Map<String, String> blobKeys = new HashMap<>();
 
     abstract TestDatabase createDatabase();
 
@@ -103,6 +117,61 @@ abstract class ErasureTest {
         store.completeHostAction(runId, "x1", "{\"found\":\"" + word + "\"}", false, T0);
         store.saveFeedback(new Feedback(threadId, runId, runId + "-a", "alice", FeedbackRating.UP, "nice " + word, T0));
         store.rememberApproval(threadId, "refund_" + word, T0);
+        byte[] notes = ("notes about " + word).getBytes(StandardCharsets.UTF_8);
+        String key = store.blobStore().put("alice", new ByteArrayInputStream(notes));
+        store.saveAttachment(new Attachment(threadId + "-f", "alice", threadId, "notes-" + word + ".txt", "text/plain",
+                notes.length, sha256(notes), key, T0));
+        blobKeys.put(threadId, key);
+    }
+
+    /** What the engine does after deleting a thread: deletes the bytes of the blobs it freed, then forgets them. */
+    void purgeUnreferencedBlobs() {
+        List<String> keys = store.unreferencedBlobs(1000);
+        keys.forEach(store.blobStore()::delete);
+        store.forgetBlobs(keys);
+    }
+
+    /**
+     * An engine on the store keeping attachments in {@link JdbiChatStore#blobStore()}, with a runtime that takes
+     * text files and never runs (these tests upload and delete, and send nothing).
+     */
+    ChatEngine attachmentEngine() {
+        RuntimeAdapter runtime = new RuntimeAdapter() {
+            @Override
+            public Flow.Publisher<AgentStreamEvent> generateResponse(RunRequest request) {
+                throw new UnsupportedOperationException("the erasure tests start no run");
+            }
+
+            @Override
+            public AttachmentSupport attachmentSupport() {
+                return AttachmentSupport.of("text/plain");
+            }
+        };
+        return ChatEngine.builder().runtime(runtime).store(store).blobStore(store.blobStore()).build();
+    }
+
+    /**
+     * A text file of about {@code size} bytes holding {@code marker} at its start, every 100 lines and at its
+     * end (a copy split between two chunks or pages is not found; the others are).
+     */
+    static byte[] textFile(String marker, int size) {
+        StringBuilder text = new StringBuilder(marker).append('\n');
+        int line = 0;
+        while (text.length() < size) {
+            text.append("line ").append(line++).append(": the quick brown fox jumps over the lazy dog\n");
+            if (line % 100 == 0) {
+                text.append(marker).append('\n');
+            }
+        }
+        return text.append(marker).append('\n').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /**
@@ -140,19 +209,83 @@ abstract class ErasureTest {
         assertThatThrownBy(() -> store.rememberApproval("erased-t", erasedWord, T0))
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
 
+        String erasedBlob = blobKeys.get("erased-t");
+        String keptBlob = blobKeys.get("kept-t");
+        assertThat(store.unreferencedBlobs(10)).as("the delete freed the thread's blob").containsExactly(erasedBlob);
+        purgeUnreferencedBlobs();
+
         Jdbi jdbi = Jdbi.create(database.dataSource());
         List<String> tables = jdbi.withHandle(this::parleyTables);
         assertThat(tables).as("every table of the schema is checked").containsExactlyInAnyOrderElementsOf(SchemaDao.TABLES);
         for (String table : tables) {
-            List<String> rows = jdbi.withHandle(h -> h.createQuery("SELECT * FROM " + table).mapToMap().list())
-                    .stream().map(row -> row.values().stream().map(ErasureTest::text).collect(Collectors.joining("|")))
-                    .collect(Collectors.toList());
-            assertThat(rows).as("rows of %s", table).anyMatch(row -> row.contains("kept-t") || row.contains(keptWord));
+            List<String> rows = rows(jdbi, table);
+            if (!table.equals("parley_unreferenced_blobs")) {
+                assertThat(rows).as("rows of %s", table).anyMatch(row -> row.contains("kept-t") || row.contains(keptWord)
+                        || row.contains(keptBlob));
+            }
             assertThat(rows).as("rows of %s", table)
-                    .noneMatch(row -> row.contains("erased-t") || row.contains(erasedWord));
+                    .noneMatch(row -> row.contains("erased-t") || row.contains(erasedWord) || row.contains(erasedBlob));
         }
+        assertThat(rows(jdbi, "parley_unreferenced_blobs")).as("the purge forgot the deleted blob").isEmpty();
         assertThat(store.searchThreads("alice", SearchQuery.of(erasedWord), 0, 10)).isEmpty();
         assertThat(store.searchThreads("alice", SearchQuery.of(keptWord), 0, 10)).hasSize(1);
+    }
+
+    /**
+     * Through the engine: an uploaded file leaves no row when its thread is deleted (its blob is freed and its
+     * chunks deleted) and none when its owner is erased, while another owner's file stays.
+     */
+    @Test
+    void anUploadedFileLeavesNoRowAfterItsThreadIsDeletedOrItsOwnerErased() {
+        String bobsWord = "xbwombat" + randomLetters();
+        Jdbi jdbi = Jdbi.create(database.dataSource());
+        try (ChatEngine engine = attachmentEngine()) {
+            String erased = engine.createThread("alice", NewThread.empty()).id();
+            String kept = engine.createThread("alice", NewThread.empty()).id();
+            String bobs = engine.createThread("bob", NewThread.empty()).id();
+            Attachment erasedFile = engine.attachments().upload("alice", erased, "notes.txt", "text/plain",
+                    new ByteArrayInputStream(textFile(erasedWord, 700_000)));
+            Attachment keptFile = engine.attachments().upload("alice", kept, "notes.txt", "text/plain",
+                    new ByteArrayInputStream(textFile(keptWord, 700_000)));
+            Attachment bobsFile = engine.attachments().upload("bob", bobs, "notes.txt", "text/plain",
+                    new ByteArrayInputStream(textFile(bobsWord, 1000)));
+            assertThat(rowsHolding(jdbi, erasedWord)).as("the control: the file's bytes are stored")
+                    .contains("parley_blob_chunks");
+
+            engine.deleteThread("alice", erased);
+            for (String marker : List.of(erased, erasedFile.id(), erasedFile.blobKey(), erasedWord)) {
+                assertThat(rowsHolding(jdbi, marker)).as("tables holding %s", marker).isEmpty();
+            }
+            assertThat(rowsHolding(jdbi, keptWord)).contains("parley_blob_chunks");
+            assertThat(rowsHolding(jdbi, keptFile.blobKey())).contains("parley_attachments", "parley_blobs",
+                    "parley_blob_chunks");
+
+            engine.eraseOwner("alice");
+            for (String marker : List.of(kept, keptFile.id(), keptFile.blobKey(), keptWord, "alice")) {
+                assertThat(rowsHolding(jdbi, marker)).as("tables holding %s", marker).isEmpty();
+            }
+            assertThat(rowsHolding(jdbi, bobsFile.blobKey())).as("bob's file stays").contains("parley_attachments",
+                    "parley_blobs", "parley_blob_chunks");
+            assertThat(rowsHolding(jdbi, bobsWord)).contains("parley_blob_chunks");
+        }
+    }
+
+    /** Each row of a table, its values joined (bytes read as UTF-8). */
+    static List<String> rows(Jdbi jdbi, String table) {
+        return jdbi.withHandle(h -> h.createQuery("SELECT * FROM " + table).mapToMap().list()).stream()
+                .map(row -> row.values().stream().map(ErasureTest::text).collect(Collectors.joining("|")))
+                .collect(Collectors.toList());
+    }
+
+    /** The Parley tables with a row holding {@code text}. */
+    List<String> rowsHolding(Jdbi jdbi, String text) {
+        List<String> holding = new ArrayList<>();
+        for (String table : jdbi.withHandle(this::parleyTables)) {
+            if (rows(jdbi, table).stream().anyMatch(row -> row.contains(text))) {
+                holding.add(table);
+            }
+        }
+        return holding;
     }
 
     private static String randomLetters() {

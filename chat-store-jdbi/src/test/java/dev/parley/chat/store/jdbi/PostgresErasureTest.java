@@ -51,6 +51,7 @@ class PostgresErasureTest extends ErasureTest {
         writeThread("erased-t", erasedWord);
         writeThread("kept-t", keptWord);
         assertThat(store.deleteThread("erased-t")).isTrue();
+        purgeUnreferencedBlobs();
         Jdbi jdbi = Jdbi.create(database.dataSource());
         jdbi.useHandle(h -> h.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple SCHEMA public"));
 

@@ -2,6 +2,9 @@ package dev.parley.chat.store.jdbi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.NewThread;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * On a SQLite file: besides the rows, the bytes. After a delete, neither the database file nor its
  * write-ahead log holds a word of the deleted thread — not in a row, not in the search index's segments,
- * not in free space — while the store is still open (closing it would checkpoint and delete the log, and
- * hide what a running store leaves).
+ * not in an attachment's chunks, not in free space — while the store is still open (closing it would
+ * checkpoint and delete the log, and hide what a running store leaves).
  */
 abstract class SqliteErasureTest extends ErasureTest {
     @TempDir
@@ -49,6 +52,7 @@ abstract class SqliteErasureTest extends ErasureTest {
         assertThat(holding(files(), erasedWord)).as("the control: the word is written").isNotEmpty();
 
         assertThat(store.deleteThread("erased-t")).isTrue();
+        purgeUnreferencedBlobs();
 
         Map<String, byte[]> files = files();
         assertThat(holding(files, keptWord)).as("the control: the kept thread's word is found").isNotEmpty();
@@ -60,5 +64,30 @@ abstract class SqliteErasureTest extends ErasureTest {
         assertThat(holding(files, erasedWord)).isEmpty();
         assertThat(holding(files, keptWord)).isNotEmpty();
         assertThat(store.findThread("later-t")).as("the store goes on after the vacuum").isPresent();
+    }
+
+    /**
+     * Through the engine: the bytes of an uploaded file (three chunks) are in neither the file nor its log once
+     * its thread is deleted, and the bytes of the owner's other file not once the owner is erased.
+     */
+    @Test
+    void anUploadedFileLeavesNoByteInTheFileNorItsWriteAheadLog() throws IOException {
+        try (ChatEngine engine = attachmentEngine()) {
+            String erased = engine.createThread("alice", NewThread.empty()).id();
+            String kept = engine.createThread("alice", NewThread.empty()).id();
+            engine.attachments().upload("alice", erased, "notes.txt", "text/plain",
+                    new ByteArrayInputStream(textFile(erasedWord, 700_000)));
+            engine.attachments().upload("alice", kept, "notes.txt", "text/plain",
+                    new ByteArrayInputStream(textFile(keptWord, 700_000)));
+            assertThat(holding(files(), erasedWord)).as("the control: the bytes are written").isNotEmpty();
+
+            engine.deleteThread("alice", erased);
+            Map<String, byte[]> files = files();
+            assertThat(holding(files, keptWord)).as("the control: the other file's bytes are found").isNotEmpty();
+            assertThat(holding(files, erasedWord)).as("files holding the deleted file's bytes").isEmpty();
+
+            engine.eraseOwner("alice");
+            assertThat(holding(files(), keptWord)).as("files holding the erased owner's bytes").isEmpty();
+        }
     }
 }

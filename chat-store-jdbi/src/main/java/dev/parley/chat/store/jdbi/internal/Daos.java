@@ -29,6 +29,8 @@ public final class Daos {
     private final InputDao inputs;
     private final FeedbackDao feedback;
     private final HostActionDao hostActions;
+    private final AttachmentDao attachments;
+    private final BlobDao blobs;
     private final SchemaDao schema;
 
     Daos(Jdbi jdbi, Dialect dialect) {
@@ -42,6 +44,8 @@ public final class Daos {
         this.inputs = current.attach(InputDao.class);
         this.feedback = current.attach(FeedbackDao.class);
         this.hostActions = current.attach(HostActionDao.class);
+        this.attachments = current.attach(AttachmentDao.of(dialect));
+        this.blobs = current.attach(BlobDao.class);
         this.schema = current.attach(SchemaDao.of(dialect));
     }
 
@@ -79,6 +83,14 @@ public final class Daos {
 
     public HostActionDao hostActions() {
         return hostActions;
+    }
+
+    public AttachmentDao attachments() {
+        return attachments;
+    }
+
+    public BlobDao blobs() {
+        return blobs;
     }
 
     public SchemaDao schema() {

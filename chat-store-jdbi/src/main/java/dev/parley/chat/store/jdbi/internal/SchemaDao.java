@@ -18,10 +18,12 @@ public interface SchemaDao {
     /** The tables of the current schema version; each is probed when migrations are left to the host. */
     List<String> TABLES = List.of(
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
-        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions", RESUME_POINTS);
+        "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions", RESUME_POINTS,
+        "parley_attachments", "parley_blobs", "parley_unreferenced_blobs", "parley_blob_chunks");
 
-    /** Tables a version after 7 added: one missing means the schema is older than this version. */
-    List<String> LATER_TABLES = List.of(RESUME_POINTS);
+    /** Tables a version after 7 added, in version order: one missing means the schema is older than this version. */
+    List<String> LATER_TABLES = List.of(RESUME_POINTS, "parley_attachments", "parley_blobs",
+            "parley_unreferenced_blobs", "parley_blob_chunks");
 
     /** The interface to attach on a database. */
     static Class<? extends SchemaDao> of(Dialect dialect) {
