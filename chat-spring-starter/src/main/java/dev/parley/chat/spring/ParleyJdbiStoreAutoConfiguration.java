@@ -1,10 +1,12 @@
 package dev.parley.chat.spring;
 
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.attachment.BlobStore;
 import dev.parley.chat.store.jdbi.JdbiChatStore;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -26,5 +28,13 @@ public class ParleyJdbiStoreAutoConfiguration {
     @ConditionalOnMissingBean(ChatStore.class)
     public JdbiChatStore parleyJdbiChatStore(DataSource dataSource, ParleyProperties properties) {
         return JdbiChatStore.builder(dataSource).migrate(properties.getStore().isMigrate()).build();
+    }
+
+    /** Attachment bytes in the same database, chunked; a host's {@link BlobStore} bean wins. */
+    @Bean
+    @ConditionalOnMissingBean(BlobStore.class)
+    @ConditionalOnBean(JdbiChatStore.class)
+    public BlobStore parleyJdbiBlobStore(JdbiChatStore store) {
+        return store.blobStore();
     }
 }
