@@ -23,6 +23,7 @@ class ProblemsTest {
         expected.put(ErrorCode.NOT_FOUND, HttpStatus.NOT_FOUND);
         expected.put(ErrorCode.CONFLICT, HttpStatus.CONFLICT);
         expected.put(ErrorCode.INVALID_INPUT, HttpStatus.BAD_REQUEST);
+        expected.put(ErrorCode.TOO_LARGE, HttpStatus.PAYLOAD_TOO_LARGE);
         expected.put(ErrorCode.UNSUPPORTED, HttpStatus.NOT_IMPLEMENTED);
         expected.put(ErrorCode.RUNTIME_UNAVAILABLE, HttpStatus.SERVICE_UNAVAILABLE);
         expected.put(ErrorCode.RUNTIME_FAILED, HttpStatus.BAD_GATEWAY);
