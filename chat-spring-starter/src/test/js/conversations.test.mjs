@@ -168,6 +168,9 @@ test('a file uploaded with uploadAttachment goes with the message and downloads 
   const png = new Uint8Array(600).map((_, i) => (i * 7) & 0xff);
   png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   const file = new File([png], 'dot.png', { type: 'image/png' });
+  const limits = await c.attachmentLimits();
+  assert.ok(limits.acceptedTypes.includes('image/png'), JSON.stringify(limits));
+  assert.ok(limits.maxFileBytes > 600);
   const attachment = await c.uploadAttachment(session.id, file);
   assert.equal(attachment.mediaType, 'image/png');
   assert.equal(attachment.name, 'dot.png');

@@ -281,6 +281,13 @@ export class ParleyClient {
     if (!response.ok) throw new ParleyError(response.status, json);
     return json;
   }
+  /**
+   * What may be attached: `{acceptedTypes, maxFileBytes, maxFilesPerMessage, maxBytesPerMessage, maxBytesPerOwner}`.
+   * `acceptedTypes` (for an `<input accept>`) is empty when the runtime takes no files.
+   */
+  attachmentLimits() {
+    return this.request('GET', '/attachment-limits');
+  }
   /** Where an attachment is fetched from (an `<img src>`, a link); `download` asks for a download, not a view. */
   attachmentUrl(id, { download = false } = {}) {
     return `${this.baseUrl}/attachments/${encodeURIComponent(id)}${download ? '?download=1' : ''}`;

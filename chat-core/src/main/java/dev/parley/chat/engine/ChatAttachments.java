@@ -6,6 +6,9 @@ import dev.parley.chat.attachment.AttachmentLimits;
 import dev.parley.chat.engine.internal.AttachmentWork;
 import dev.parley.chat.runtime.AttachmentSupport;
 import java.io.InputStream;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,5 +80,34 @@ public final class ChatAttachments {
     /** What the runtime takes. */
     public AttachmentSupport runtimeSupport() {
         return work.support();
+    }
+
+    /**
+     * The media types a person can attach here: those the {@link #limits()} allow that the runtime also takes,
+     * sorted, {@code family/*} where both take the whole family. Empty when the host keeps no attachments or
+     * the runtime takes none, so a page can hide its attach button. Suits an {@code <input accept>}.
+     */
+    public List<String> acceptedTypes() {
+        if (!work.enabled()) {
+            return List.of();
+        }
+        AttachmentSupport support = work.support();
+        Set<String> accepted = new TreeSet<>();
+        for (String allowed : work.limits().allowedTypes()) {
+            if (!allowed.endsWith("/*")) {
+                if (support.accepts(allowed)) {
+                    accepted.add(allowed);
+                }
+                continue;
+            }
+            String family = allowed.substring(0, allowed.length() - 1);
+            if (support.mediaTypes().contains(allowed) || support.mediaTypes().contains("*/*")) {
+                accepted.add(allowed);
+            } else {
+                support.mediaTypes().stream().filter(type -> type.startsWith(family) && !type.endsWith("/*"))
+                        .forEach(accepted::add);
+            }
+        }
+        return List.copyOf(accepted);
     }
 }

@@ -287,11 +287,28 @@ class AttachmentsTest extends EngineTestSupport {
     }
 
     @Test
+    void theAcceptedTypesAreThoseBothTheLimitsAndTheRuntimeTake() {
+        assertThat(engine().attachments().acceptedTypes()).containsExactly("application/pdf", "image/gif",
+                "image/jpeg", "image/png", "image/webp", "text/plain");
+        ChatEngine wholeFamilies = engine(limits -> limits.allowedTypes(java.util.Set.of("image/*", "audio/*",
+                "text/plain")));
+        assertThat(wholeFamilies.attachments().acceptedTypes()).containsExactly("image/*", "text/plain");
+        ScriptedRuntime pngOnly = ScriptedRuntime.playing(Scripts.answer("ok"))
+                .withAttachmentSupport(AttachmentSupport.of("image/png"));
+        assertThat(engine(pngOnly, b -> b.blobStore(blobs).attachmentLimits(AttachmentLimits.builder()
+                .allowedTypes(java.util.Set.of("image/*")).build())).attachments().acceptedTypes())
+                .containsExactly("image/png");
+        assertThat(engine(ScriptedRuntime.playing(Scripts.answer("ok")), b -> b.blobStore(blobs)).attachments()
+                .acceptedTypes()).as("a runtime that takes none").isEmpty();
+    }
+
+    @Test
     void aHostWhoseStoreKeepsNoAttachmentsSaysSo() {
         store = InterceptedStore.of(store, (method, args, proceed) -> proceed.call());
         ChatEngine engine = engine(runtime, b -> b.blobStore(blobs));
         ChatThread thread = engine.createThread(ALICE, NewThread.empty());
         assertThat(engine.attachments().enabled()).isFalse();
+        assertThat(engine.attachments().acceptedTypes()).isEmpty();
         assertCode(ErrorCode.UNSUPPORTED, () -> engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG)));
         assertCode(ErrorCode.UNSUPPORTED, () -> engine.startRun(ALICE, thread.id(),
                 StartRun.of("x").withAttachments(List.of("some-id"))));

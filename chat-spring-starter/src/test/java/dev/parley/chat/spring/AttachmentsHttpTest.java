@@ -153,6 +153,18 @@ class AttachmentsHttpTest {
     }
 
     @Test
+    void theLimitsSayWhatThisRuntimeTakesAndNeedACaller() {
+        Bytes limits = exchange(to("/attachment-limits").GET(), ALICE);
+        assertThat(limits.status()).isEqualTo(200);
+        JsonNode body = limits.json();
+        assertThat(body.get("acceptedTypes")).extracting(JsonNode::asText).containsExactly("application/pdf",
+                "image/gif", "image/jpeg", "image/png", "image/webp", "text/plain");
+        assertThat(body.get("maxFileBytes").asLong()).as("parley.attachments.max-file-size").isEqualTo(64 * 1024);
+        assertThat(body.get("maxFilesPerMessage").asInt()).isEqualTo(10);
+        assertThat(exchange(to("/attachment-limits").GET(), null).status()).isEqualTo(401);
+    }
+
+    @Test
     void aDownloadCarriesItsTypeSafetyHeadersAndServesRanges() {
         String id = uploadRaw(ALICE, session, "caf%C3%A9%20photo.png", "image/png", PNG).json().get("id").asText();
 

@@ -2,6 +2,7 @@ package dev.parley.chat.spring.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.attachment.Attachment;
+import dev.parley.chat.attachment.AttachmentLimits;
 import dev.parley.chat.engine.ChatAttachments;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.spring.OwnerResolver;
@@ -39,6 +40,8 @@ import org.springframework.web.multipart.MaxUploadSizeExceededException;
  *       {@code multipart/form-data} with one part named {@code file} (parsed by the servlet container first,
  *       within its own multipart limits). {@code 201} with the attachment; send its id with the message
  *       ({@code "attachments": [id]}).</li>
+ *   <li>{@code GET /attachment-limits}: what may be attached here ({@code acceptedTypes}: allowed by the limits
+ *       and taken by the runtime, empty for nothing) and the size limits, for a page's attach button.</li>
  *   <li>{@code GET /attachments/{id}}: its bytes, with its type, a {@code Content-Disposition} (inline only
  *       for images, audio, video and plain text; never for HTML or SVG), {@code X-Content-Type-Options:
  *       nosniff}, a sandboxing {@code Content-Security-Policy}, and single byte ranges ({@code 206}).</li>
@@ -78,6 +81,20 @@ public class AttachmentsController extends ParleyEndpoints {
         try (InputStream in = request.getInputStream()) {
             return created(attachments.upload(owner, threadId, name, type, in));
         }
+    }
+
+    @GetMapping("/attachment-limits")
+    public ResponseEntity<byte[]> limits(HttpServletRequest request) {
+        owner(request);
+        ChatAttachments attachments = engine.attachments();
+        AttachmentLimits limits = attachments.limits();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("acceptedTypes", attachments.acceptedTypes());
+        body.put("maxFileBytes", limits.maxFileBytes());
+        body.put("maxFilesPerMessage", limits.maxFilesPerMessage());
+        body.put("maxBytesPerMessage", limits.maxBytesPerMessage());
+        body.put("maxBytesPerOwner", limits.maxBytesPerOwner());
+        return JsonBodies.json(HttpStatus.OK, body);
     }
 
     @GetMapping("/attachments/{id}")
