@@ -113,6 +113,30 @@ class AgentLoopRestartTest {
     }
 
     /**
+     * An answer stored while no instance follows the run (its sender is still handing it on, and takes it back
+     * when nobody takes it) does not make the recovering instance think the run waits for nothing: the run is
+     * continued, the answer taken back is sent again, and the action runs once.
+     */
+    @Test
+    void anAnswerOnItsWayWhileTheRunIsRecoveredDoesNotStopTheRun() {
+        ChatEngine first = engine(ScriptedModel.replying(reply().toolCall(0, "x", "refund", "{\"order\":5}")));
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("refund order 5"));
+        PendingInput asked = awaitApproval(first, ticket.runId());
+        first.close();
+        ApprovalAnswer allow = ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE);
+        store.answerInput(ticket.runId(), asked.inputId(), allow, java.time.Instant.now());
+
+        ChatEngine second = engine(ScriptedModel.replying(reply().text("Refunded.")));
+        assertThat(second.state(ALICE, ticket.runId()).run().status()).as("continued, not stopped")
+                .isEqualTo(RunStatus.WAITING_FOR_INPUT);
+        store.reopenInput(ticket.runId(), asked.inputId());
+        assertThat(second.answer(ALICE, ticket.runId(), asked.inputId(), allow)).isEqualTo(AnswerResult.ACCEPTED);
+        awaitRun(second, ticket.runId(), RunStatus.SUCCEEDED);
+        assertThat(refunds).containsExactly("{\"order\":5}");
+    }
+
+    /**
      * Two calls in one model response: the lookup ran before the host stopped, the refund waited for its
      * approval. The next process runs neither again unasked: the lookup's stored result is what the model
      * gets, next to the refund's.

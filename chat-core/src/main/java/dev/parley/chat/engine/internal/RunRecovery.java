@@ -4,13 +4,16 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
-import dev.parley.chat.runtime.Capability;
+import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.store.StoreBatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,6 +116,30 @@ final class RunRecovery {
     }
 
     /**
+     * The run's pending inputs plus the engine's approvals its log still shows open that the store holds
+     * answered: an answer stored while the run had no holder, on its way to one. Its sender takes it back when
+     * no holder takes it (the person sends it again; the same answer found stored is delivered then) or
+     * delivers it once this run is followed, so the run waits for it again rather than being stopped for want
+     * of a pending input. An answer to the runtime's own question keeps the older rule (it may have reached
+     * the runtime already, so the run is not waited on).
+     */
+    private List<PendingInput> withAnswersInFlight(Run run, List<PendingInput> pending, ActiveRun active) {
+        if (run.status() != RunStatus.WAITING_FOR_INPUT) {
+            return pending;
+        }
+        Set<String> known = pending.stream().map(PendingInput::inputId).collect(Collectors.toSet());
+        List<PendingInput> all = new ArrayList<>(pending);
+        for (PendingInput open : active.pendingInputs()) {
+            if (!known.contains(open.inputId())) {
+                ctx.store.findInput(run.id(), open.inputId())
+                        .filter(input -> input.state() == InputState.ANSWERED && input.resumeToken() == null)
+                        .ifPresent(all::add);
+            }
+        }
+        return all;
+    }
+
+    /**
      * Recovers one run: everything is read from the store first, so that a failing store leaves the run
      * as it was (to be tried again); once the run is in memory, its end is guaranteed by {@link ActiveRun}.
      */
@@ -133,14 +160,15 @@ final class RunRecovery {
                 cursor = page.get(page.size() - 1).seq();
             }
         } while (!page.isEmpty());
-        List<PendingInput> pending = run.status() != RunStatus.WAITING_FOR_INPUT ? List.of()
+        List<PendingInput> stillPending = run.status() != RunStatus.WAITING_FOR_INPUT ? List.of()
                 : ctx.store.listPendingInputs(run.id());
-        Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
         Optional<StoreBatch.ResumePoint> point = run.status() == RunStatus.QUEUED ? Optional.empty()
                 : ctx.store.findResumePoint(run.id());
 
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
+        List<PendingInput> pending = withAnswersInFlight(run, stillPending, active);
+        Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
         boolean resumable = run.status() == RunStatus.WAITING_FOR_INPUT && waiting.isEmpty()
                 && active.awaitApprovalsAgain(pending);
         boolean start;
