@@ -36,6 +36,9 @@ class BridgeConfig:
     base_url: str | None = None
     max_iterations: int = 90
     work_root: Path = field(default_factory=lambda: Path.home() / ".parley-bridge" / "work")
+    attachment_types: list[str] = field(default_factory=lambda: ["*/*"])
+    max_attachment_bytes: int = 25 * 1024 * 1024
+    max_attachments: int = 10
 
 
 def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) -> BridgeConfig:
@@ -78,9 +81,23 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
     p.add_argument("--max-iterations", type=int, default=defaults.max_iterations)
     p.add_argument("--work-root", type=Path, default=defaults.work_root,
                    help="each conversation's working directory is created below it (default ~/.parley-bridge/work)")
+    p.add_argument("--attachment-types", default=",".join(defaults.attachment_types),
+                   help="comma-separated media types a message's files may have ('image/*' for a family; default "
+                        "'*/*': any file; 'none' turns attachments off)")
+    p.add_argument("--max-attachment-bytes", type=int, default=defaults.max_attachment_bytes,
+                   help="the most bytes a message's files may hold together (default 25 MiB)")
+    p.add_argument("--max-attachments", type=int, default=defaults.max_attachments,
+                   help="the most files one message may carry (default 10)")
     a = p.parse_args(argv)
     if a.heartbeat <= 0 or a.heartbeat > 15:
         p.error("--heartbeat must be above 0 and at most 15 seconds")
+    types = [t.strip().lower() for t in a.attachment_types.split(",") if t.strip()]
+    if types == ["none"]:
+        types = []
+    if any(t.count("/") != 1 or t.startswith("/") or t.endswith("/") for t in types):
+        p.error("--attachment-types takes media types such as image/png, image/* or */*, or none")
+    if a.max_attachment_bytes < 1 or a.max_attachments < 0:
+        p.error("--max-attachment-bytes must be positive and --max-attachments not negative")
     token = env.get(a.token_env) or None
     if token is None and a.host not in ("127.0.0.1", "localhost", "::1"):
         p.error(f"binding {a.host} without a token: set {a.token_env}")
@@ -92,4 +109,5 @@ def parse(argv: list[str] | None = None, environ: dict[str, str] | None = None) 
         strict_sessions=a.strict_sessions, cancel_grace=a.cancel_grace,
         toolsets=[t.strip() for t in a.toolsets.split(",") if t.strip()] if a.toolsets else None,
         model=a.model, provider=a.provider, base_url=a.base_url, max_iterations=a.max_iterations,
-        work_root=a.work_root.expanduser())
+        work_root=a.work_root.expanduser(), attachment_types=types, max_attachment_bytes=a.max_attachment_bytes,
+        max_attachments=a.max_attachments)

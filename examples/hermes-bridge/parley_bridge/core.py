@@ -10,6 +10,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from .attachments import Limits
 from .config import BridgeConfig
 from .errors import BridgeError, conflict, invalid, run_not_found
 from .frames import FrameLog
@@ -22,6 +23,7 @@ from .turn import Turn, TurnSpec
 log = logging.getLogger("parley_bridge.core")
 
 CAPABILITIES = ["clarify", "cancel", "resume-stream", "host-tools", "approvals", "history", "forget-thread"]
+"""What every reference Bridge does; ``attachments`` is added where :attr:`BridgeCore.attachment_limits` takes any."""
 FORGET_WAIT = 10.0
 """Seconds ``DELETE /threads/{id}`` waits at most for the thread's cancelled run to stop before it erases."""
 
@@ -76,6 +78,8 @@ class BridgeCore:
         self.hermes = hermes
         self.secrets = secrets
         self.host_tools = HostTools(self)
+        self.attachment_limits = Limits(tuple(config.attachment_types), config.max_attachment_bytes,
+                                        config.max_attachments)
         self.pool = SessionPool(config.max_sessions, config.work_root, self._evicted)
         self._lock = threading.Lock()
         self._runs: dict[str, Run] = {}
@@ -83,6 +87,21 @@ class BridgeCore:
         self._finished: OrderedDict[str, Run] = OrderedDict()
         self._forgotten: set[str] = set()  # ids of active runs whose thread was deleted
         self._erasing = threading.Lock()  # one erase at a time (a delete and a late run's end may race)
+
+    def capabilities(self) -> list[str]:
+        """``GET /health``'s ``capabilities``."""
+        return CAPABILITIES + (["attachments"] if self.attachment_limits.enabled else [])
+
+    def health(self) -> dict[str, Any]:
+        """``GET /health``'s answer: the protocol, the capabilities, what files it takes, the active runs."""
+        answer: dict[str, Any] = {"status": "ok", "capabilities": self.capabilities(), "activeRuns": self.active_runs()}
+        if self.attachment_limits.enabled:
+            answer["attachments"] = self.attachment_limits.health()
+        return answer
+
+    def max_run_body(self) -> int:
+        """The largest ``POST /run`` body: the general limit, plus the Base64 of the attachment limit."""
+        return self.config.max_body_bytes + self.attachment_limits.body_allowance()
 
     # ------------------------------------------------------------------ runs
 

@@ -11,8 +11,9 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import PROTOCOL, admission
+from . import attachments as attachments_mod
 from . import history as history_mod
-from .core import CAPABILITIES, BridgeCore
+from .core import BridgeCore
 from .errors import BridgeError, invalid
 from .frames import FramesGone
 from .runs import Run
@@ -97,7 +98,7 @@ class Handler(BaseHTTPRequestHandler):
                 raise BridgeError(405, "METHOD_NOT_ALLOWED", f"use {allowed} for this route")
             if name != "health":
                 self._authorize()
-            body = self._read_body()
+            body = self._read_body(core.max_run_body() if name == "run" else core.config.max_body_bytes)
             getattr(self, "_" + name)(core, body, key, parse_qs(url.query))
         except BridgeError as error:
             if error.status in (401, 403, 415):
@@ -117,9 +118,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         self._json(error.status, error.body(), allow=allow, close=unread)
 
-    def _read_body(self) -> bytes:
-        """The body (an authorized request's only), at most ``max_body_bytes``."""
-        limit = self.server.core.config.max_body_bytes
+    def _read_body(self, limit: int) -> bytes:
+        """The body (an authorized request's only), at most ``limit`` bytes."""
         if self.headers.get("Transfer-Encoding"):
             raise invalid("send the body with a Content-Length (Transfer-Encoding is not supported)")
         length = self.headers.get("Content-Length")
@@ -171,11 +171,10 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ routes
 
     def _health(self, core: BridgeCore, body: bytes, run_id: str | None, query: dict) -> None:
-        self._json(200, {"status": "ok", "protocol": PROTOCOL, "capabilities": CAPABILITIES,
-                         "activeRuns": core.active_runs()})
+        self._json(200, {"protocol": PROTOCOL, **core.health()})
 
     def _run(self, core: BridgeCore, body: bytes, run_id: str | None, query: dict) -> None:
-        run = core.start(parse_run_request(self._object(body)))
+        run = core.start(parse_run_request(self._object(body), core.attachment_limits))
         self._stream(run, 0)
 
     def _status(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:
@@ -286,8 +285,9 @@ class Handler(BaseHTTPRequestHandler):
             log.debug("Run %s: a stream's client left after seq %d (the run goes on)", run.run_id, after)
 
 
-def parse_run_request(body: dict[str, Any]) -> TurnSpec:
-    """``POST /run``'s body, checked field by field; 400 INVALID_REQUEST names the first bad one."""
+def parse_run_request(body: dict[str, Any], limits: attachments_mod.Limits | None = None) -> TurnSpec:
+    """``POST /run``'s body, checked field by field; 400 INVALID_REQUEST names the first bad one (413 TOO_LARGE
+    for attachments past ``limits``; without ``limits`` none are taken)."""
     run_id, message, session = body.get("runId"), body.get("userMessage"), body.get("sessionId")
     if not isinstance(run_id, str) or not run_id.strip() or len(run_id) > 200:
         raise invalid("runId must be a non-blank string of at most 200 characters")
@@ -326,10 +326,12 @@ def parse_run_request(body: dict[str, Any]) -> TurnSpec:
     history = body.get("history")
     if history is not None:
         history = history_mod.validate(history)
+    files = attachments_mod.parse(body.get("attachments"), limits or attachments_mod.Limits((), 0, 0))
     return TurnSpec(run_id=run_id, thread_id=body.get("threadId") or None, session_id=session,
                     user_message=message, system_prompt=body.get("systemPrompt"), max_iterations=iterations,
                     model={k: v for k, v in model.items() if v is not None},
                     host_tools=[{"name": t["name"], "description": t.get("description") or "",
                                  "parameters": t.get("parameters") or {"type": "object", "properties": {}}}
                                 for t in tools],
-                    capabilities=frozenset(capabilities), context=context or None, history=history)
+                    capabilities=frozenset(capabilities), context=context or None, history=history,
+                    attachments=files)

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import attachments as attachments_mod
 from . import history as history_mod
 from . import results
 from .hermes import HOST_TOOLSET
@@ -36,6 +37,7 @@ class TurnSpec:
     capabilities: frozenset[str] = frozenset()
     context: dict[str, Any] | None = None
     history: list[dict[str, Any]] | None = None
+    attachments: list[attachments_mod.Attachment] = field(default_factory=list)
 
 
 class Callbacks:
@@ -144,6 +146,9 @@ class Turn:
 
     def _converse(self, session: Session) -> dict[str, Any] | None:
         session.workdir.mkdir(parents=True, exist_ok=True)
+        message = self._with_attachments(session)
+        if message is None:
+            return None
         agent = self._agent_for(session)
         self._agent = agent
         if self.run.cancel_requested:
@@ -152,7 +157,24 @@ class Turn:
             conversation = list(session.messages)
         else:
             conversation = history_mod.to_hermes(self.spec.history or [])
-        return self.core.hermes.run_turn(agent, self.spec.user_message, conversation, self.run.run_id)
+        return self.core.hermes.run_turn(agent, message, conversation, self.run.run_id)
+
+    def _with_attachments(self, session: Session) -> str | list[dict[str, Any]] | None:
+        """The turn's message, its files saved in the working directory and named in it (images also as parts);
+        None if they could not be saved (the run then failed)."""
+        files = self.spec.attachments
+        if not files:
+            return self.spec.user_message
+        try:
+            paths = attachments_mod.save(files, session.workdir)
+        except OSError as error:
+            log.error("Run %s: saving its %d attachments failed: %s", self.run.run_id, len(files), error)
+            self.run.finish("failed", ("ATTACHMENTS_FAILED", "the attached files could not be saved in the "
+                                       f"conversation's working directory: {error.strerror or type(error).__name__}"))
+            return None
+        log.info("Run %s: %d attachments saved (%d bytes, %d images)", self.run.run_id, len(files),
+                 sum(len(f.data) for f in files), sum(1 for f in files if f.is_image))
+        return attachments_mod.user_message(self.spec.user_message, files, paths)
 
     def _agent_for(self, session: Session) -> Any:
         """The session's agent, rebuilt when the model, prompt, budget or host tools changed."""
@@ -191,7 +213,7 @@ class Turn:
         run = self.run
         self._check_rotation()
         if isinstance(result.get("messages"), list):
-            session.messages = list(result["messages"])
+            session.messages = attachments_mod.text_only(result["messages"])
         usage = None
         cumulative = results.cumulative_usage(result)
         if cumulative is not None:

@@ -59,7 +59,7 @@ class ErrorsTest(BridgeTestCase):
         self.assertEqual(self.core.active_runs(), 0)
 
     def test_a_body_over_the_limit_is_413(self):
-        self.start_bridge(max_body_bytes=1000)
+        self.start_bridge(max_body_bytes=1000, attachment_types=[])  # no room added for files
         body = {"runId": "r1", "userMessage": "m" * 2000}
         self.assert_error(self.call("POST", "/run", body), 413, "INVALID_REQUEST")
 

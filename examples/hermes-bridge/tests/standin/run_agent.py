@@ -82,7 +82,7 @@ def repair_message_sequence(messages):
     for message in paired:
         previous = merged[-1] if merged else None
         if previous is not None and message.get("role") == previous.get("role") == "user":
-            texts = [t for t in (previous.get("content") or "", message.get("content") or "") if t]
+            texts = [t for t in (_text(previous.get("content")), _text(message.get("content"))) if t]
             previous["content"] = "\n\n".join(texts)
             repairs += 1
         else:
@@ -90,6 +90,13 @@ def repair_message_sequence(messages):
     if repairs:
         messages[:] = merged
     return repairs
+
+
+def _text(content):
+    """A message's text: its string content, or the text parts of a parts list (upstream's ``_flatten_mt``)."""
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text") or "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return content or ""
 
 
 def _api_message(message):
@@ -174,7 +181,7 @@ class AIAgent:
         self.session_prompt_tokens += 10
         self.session_completion_tokens += 5
         try:
-            for step in self._script(user_message):
+            for step in self._script(_text(user_message)):
                 if self._interrupted.is_set():
                     return self._interrupted_result()
                 self._call_model()
@@ -186,7 +193,7 @@ class AIAgent:
         finally:
             _interrupt.set_interrupt(False, self._run_thread)
         if self.final is None:
-            self.final = "(stand-in) " + user_message
+            self.final = "(stand-in) " + _text(user_message)
         self.messages.append({"role": "assistant", "content": self.final})
         return self._result(final_response=self.final, completed=True)
 
@@ -224,7 +231,7 @@ class AIAgent:
         elif "say" in step or "recall" in step or "leak" in step:
             text = step.get("say")
             if "recall" in step:
-                turns = [m["content"] for m in self.messages if m.get("role") == "user"]
+                turns = [_text(m["content"]) for m in self.messages if m.get("role") == "user"]
                 text = f"I see {len(turns)} user turns: " + " | ".join(turns)
             if "leak" in step:
                 text = f"the key is {self.api_key}"

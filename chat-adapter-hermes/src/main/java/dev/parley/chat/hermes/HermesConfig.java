@@ -1,7 +1,9 @@
 package dev.parley.chat.hermes;
 
 import dev.parley.chat.ChatException;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.SkillResolver;
+import java.util.Set;
 import java.time.Duration;
 import java.util.Objects;
 import okhttp3.HttpUrl;
@@ -47,8 +49,21 @@ import org.jspecify.annotations.Nullable;
  * {@code apiServerApprovalTimeout} (default 60 s, Hermes' {@code approvals.timeout} default) is how long
  * the server waits for an approval decision; set it to the server's value. Zero means the server waits
  * without limit.
+ *
+ * <h2>Files on a Bridge</h2>
+ * {@code bridgeAttachments} is what the adapter declares on the Bridge transport
+ * ({@code HermesRuntimeAdapter.attachmentSupport()}); the engine reads it once when it is built and refuses other
+ * uploads before storing them. The default, {@link #BRIDGE_ATTACHMENTS}, is what the reference Bridge takes: any
+ * file. Each run with files then checks the Bridge's {@code GET /health}: a Bridge that does not take attachments,
+ * or not this type, this many or this large, fails the run before it is sent, saying so; set
+ * {@link AttachmentSupport#NONE} for such a Bridge so that files are refused at upload instead, or the types an
+ * operator restricted the Bridge to.
  */
 public final class HermesConfig {
+    /** What the reference Bridge takes ({@code --attachment-types} default {@code *}{@code /*}): any file. */
+    public static final AttachmentSupport BRIDGE_ATTACHMENTS = new AttachmentSupport(Set.of("*/*"),
+            "the Hermes Bridge takes any file");
+
     private final HermesTransport transport;
     private final HttpUrl baseUrl;
     private final @Nullable String bearerToken;
@@ -66,6 +81,7 @@ public final class HermesConfig {
     private final FeatureSetting apiServerClarify;
     private final Duration apiServerApprovalTimeout;
     private final Duration apiServerInfoTtl;
+    private final AttachmentSupport bridgeAttachments;
 
     private HermesConfig(Builder b) {
         this.transport = b.transport;
@@ -88,6 +104,7 @@ public final class HermesConfig {
         this.apiServerClarify = b.apiServerClarify;
         this.apiServerApprovalTimeout = b.apiServerApprovalTimeout;
         this.apiServerInfoTtl = b.apiServerInfoTtl;
+        this.bridgeAttachments = b.bridgeAttachments;
     }
 
     public static Builder builder() {
@@ -171,6 +188,11 @@ public final class HermesConfig {
         return apiServerInfoTtl;
     }
 
+    /** Bridge: the files the adapter declares it passes on; see the class comment. */
+    public AttachmentSupport bridgeAttachments() {
+        return bridgeAttachments;
+    }
+
     @Override
     public String toString() {
         return "HermesConfig[transport=" + transport + ", baseUrl=" + redactedUrl(baseUrl) + ", bearerToken="
@@ -181,7 +203,7 @@ public final class HermesConfig {
                 + reattachBackoff + ", apiServerSessionHistory=" + apiServerSessionHistory
                 + ", apiServerIdempotentStart=" + apiServerIdempotentStart + ", apiServerClarify=" + apiServerClarify
                 + ", apiServerApprovalTimeout=" + apiServerApprovalTimeout + ", apiServerInfoTtl=" + apiServerInfoTtl
-                + "]";
+                + ", bridgeAttachments=" + bridgeAttachments.mediaTypes() + "]";
     }
 
     /** The URL without user info or query (either may hold credentials). */
@@ -208,6 +230,7 @@ public final class HermesConfig {
         private FeatureSetting apiServerClarify = FeatureSetting.DETECT;
         private Duration apiServerApprovalTimeout = Duration.ofSeconds(60);
         private Duration apiServerInfoTtl = Duration.ofMinutes(10);
+        private AttachmentSupport bridgeAttachments = BRIDGE_ATTACHMENTS;
 
         private Builder() {
         }
@@ -328,6 +351,15 @@ public final class HermesConfig {
         /** How long what the server said about itself is kept (default 10 min); must be positive. */
         public Builder apiServerInfoTtl(Duration value) {
             this.apiServerInfoTtl = positive(value, "apiServerInfoTtl");
+            return this;
+        }
+
+        /**
+         * Bridge: the files the adapter declares it passes on (default {@link #BRIDGE_ATTACHMENTS}, any file);
+         * {@link AttachmentSupport#NONE} for a Bridge without the attachments addition. See the class comment.
+         */
+        public Builder bridgeAttachments(AttachmentSupport value) {
+            this.bridgeAttachments = Objects.requireNonNull(value, "bridgeAttachments");
             return this;
         }
 

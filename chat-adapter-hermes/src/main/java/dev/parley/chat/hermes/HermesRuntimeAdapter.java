@@ -9,6 +9,7 @@ import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.internal.ApiServerTransport;
 import dev.parley.chat.hermes.internal.BridgeApprovals;
+import dev.parley.chat.hermes.internal.BridgeAttachments;
 import dev.parley.chat.hermes.internal.BridgeHistory;
 import dev.parley.chat.hermes.internal.BridgeRun;
 import dev.parley.chat.hermes.internal.HermesHttp;
@@ -68,7 +69,8 @@ import org.slf4j.LoggerFactory;
  * {@link dev.parley.chat.input.ApprovalRequest}), CANCEL, HOST_TOOLS, REATTACH. API_SERVER: APPROVALS,
  * CANCEL, and CLARIFY where the server advertises clarify questions; which behaviours of the server are
  * used (how a thread's memory is kept, whether a start is retried) it reads from the server itself, see
- * {@link HermesConfig}. Attachments ({@link #attachmentSupport()}): images on the API server, none on the Bridge.
+ * {@link HermesConfig}. Attachments ({@link #attachmentSupport()}): images on the API server; on the Bridge what
+ * {@link HermesConfig#bridgeAttachments()} declares (any file by default), sent to a Bridge that takes them.
  *
  * <h2>Threading and errors</h2>
  * Thread-safe; share one instance and {@link #close()} it on shutdown. Control calls ({@link #answerClarify},
@@ -203,12 +205,15 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
      * API server: images only (PNG, JPEG, GIF, WebP). Those of the question go to Hermes as {@code image_url} parts
      * of data URLs on the request's last input item, the only one Hermes hands its agent as parts; an earlier
      * message's files are named in its history text ({@code [image: cat.png]}). A start whose images make it
-     * larger than the 10 MB Hermes reads fails its run (TOO_LARGE). Bridge: none yet (the Bridge protocol v1 carries
-     * no files).
+     * larger than the 10 MB Hermes reads fails its run (TOO_LARGE). Bridge: {@link HermesConfig#bridgeAttachments()}
+     * (default: any file). The question's files go in {@code POST /run} (Base64), after {@code GET /health} showed
+     * that the Bridge takes them; one that does not take attachments, the type, the number or the bytes fails the
+     * run before it is sent (UNSUPPORTED, INVALID_INPUT, TOO_LARGE), naming its limit. An earlier message's files are
+     * named in the history text.
      */
     @Override
     public AttachmentSupport attachmentSupport() {
-        return config.transport() == HermesTransport.BRIDGE ? AttachmentSupport.NONE : apiServer.attachmentSupport();
+        return config.transport() == HermesTransport.BRIDGE ? config.bridgeAttachments() : apiServer.attachmentSupport();
     }
 
     /**
@@ -412,8 +417,12 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                     + (protocol.isMissingNode() ? "an unknown protocol" : http.redactor().redact(protocol.asText()))
                     + ", not " + BRIDGE_PROTOCOL);
         }
+        BridgeAttachments.Offer files = BridgeAttachments.offer(probe.json());
+        String attachments = files != null ? "; attachments: " + files.describe()
+                : config.bridgeAttachments().mediaTypes().isEmpty() ? ""
+                : "; it takes no attachments, so messages with files fail (see HermesConfig.bridgeAttachments)";
         return RuntimeHealth.up(what + " at " + http.where() + " is up (" + BRIDGE_PROTOCOL + ", "
-                + probe.json().path("activeRuns").asInt(0) + " active runs)");
+                + probe.json().path("activeRuns").asInt(0) + " active runs" + attachments + ")");
     }
 
     /** The host's models; on the API server, when the host lists none, the server's own. */

@@ -11,7 +11,6 @@ import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
-import dev.parley.chat.runtime.AttachmentSupport;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -110,7 +109,7 @@ class ApiServerAttachmentsTest extends ApiServerTestSupport {
         assertThat(adapter.attachmentSupport().mediaTypes())
                 .isEqualTo(Set.of("image/png", "image/jpeg", "image/gif", "image/webp"));
         assertThat(adapter(hermes.baseUrl(), b -> b.transport(HermesTransport.BRIDGE)).attachmentSupport())
-                .isEqualTo(AttachmentSupport.NONE);
+                .isEqualTo(HermesConfig.BRIDGE_ATTACHMENTS);
     }
 
     @Test

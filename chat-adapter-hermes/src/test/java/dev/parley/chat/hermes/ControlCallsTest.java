@@ -14,6 +14,7 @@ import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.RuntimeHealth;
@@ -100,8 +101,10 @@ class ControlCallsTest extends AdapterTestSupport {
     @Test
     void healthReportsTheBridgeAndItsProtocol() {
         wiremock.stubFor(get("/health").willReturn(okJson("{\"status\":\"ok\",\"protocol\":\"hermes-bridge/1\",\"activeRuns\":2}")));
-        assertThat(adapter().health()).isEqualTo(RuntimeHealth.up(
+        assertThat(adapter(b -> b.bridgeAttachments(AttachmentSupport.NONE)).health()).isEqualTo(RuntimeHealth.up(
                 "Hermes Bridge at 127.0.0.1:" + wiremock.port() + " is up (hermes-bridge/1, 2 active runs)"));
+        assertThat(adapter().health().detail()).as("files declared to a Bridge that takes none").endsWith(
+                "2 active runs; it takes no attachments, so messages with files fail (see HermesConfig.bridgeAttachments))");
 
         wiremock.stubFor(get("/health").willReturn(okJson("{\"status\":\"ok\",\"protocol\":\"hermes-bridge/2\"}")));
         assertThat(adapter().health().healthy()).isFalse();

@@ -7,10 +7,12 @@ import dev.parley.chat.hermes.HermesModel;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.hermes.HermesTransport;
 import dev.parley.chat.hermes.ModelResolver;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillResolver;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,6 +52,7 @@ public class ParleyHermesAutoConfiguration {
                 .apiServerClarify(setting("clarify", hermes.getApiServer().getClarify()))
                 .apiServerApprovalTimeout(hermes.getApiServer().getApprovalTimeout())
                 .apiServerInfoTtl(hermes.getApiServer().getInfoTtl())
+                .bridgeAttachments(bridgeAttachments(hermes.getBridgeAttachmentTypes()))
                 .modelResolver(modelResolver.getIfAvailable(() -> models(hermes.getModels())))
                 .skillResolver(skillResolver.getIfAvailable(() -> hermes.getSkillsDir() == null
                         ? SkillResolver.none() : SkillResolver.directory(hermes.getSkillsDir())));
@@ -63,6 +66,19 @@ public class ParleyHermesAutoConfiguration {
         } catch (IllegalArgumentException e) {
             throw ChatException.configuration("parley.hermes.transport must be BRIDGE or API_SERVER, got '" + name + "'");
         }
+    }
+
+    private static AttachmentSupport bridgeAttachments(List<String> types) {
+        Set<String> taken = types.stream().map(t -> t.strip().toLowerCase(Locale.ROOT)).filter(t -> !t.isEmpty())
+                .collect(Collectors.toCollection(java.util.TreeSet::new));
+        if (taken.isEmpty()) {
+            return AttachmentSupport.NONE;
+        }
+        if (taken.equals(HermesConfig.BRIDGE_ATTACHMENTS.mediaTypes())) {
+            return HermesConfig.BRIDGE_ATTACHMENTS;
+        }
+        return new AttachmentSupport(taken, "the Hermes Bridge is set to take " + String.join(", ", taken)
+                + " (parley.hermes.bridge-attachment-types)");
     }
 
     private static FeatureSetting setting(String property, String value) {

@@ -479,6 +479,8 @@ public class ParleyProperties {
         private List<Model> models = new ArrayList<>();
         /** Behaviours of Hermes' API server, read from the server unless pinned here. */
         private ApiServer apiServer = new ApiServer();
+        /** Bridge only: the media types of the files the adapter passes on ({@code image/*} allowed); empty for none. */
+        private List<String> bridgeAttachmentTypes = new ArrayList<>(List.of("*/*"));
 
         public @Nullable String getBaseUrl() {
             return baseUrl;
@@ -550,6 +552,14 @@ public class ParleyProperties {
 
         public void setApiServer(ApiServer apiServer) {
             this.apiServer = apiServer;
+        }
+
+        public List<String> getBridgeAttachmentTypes() {
+            return bridgeAttachmentTypes;
+        }
+
+        public void setBridgeAttachmentTypes(List<String> bridgeAttachmentTypes) {
+            this.bridgeAttachmentTypes = bridgeAttachmentTypes;
         }
     }
 

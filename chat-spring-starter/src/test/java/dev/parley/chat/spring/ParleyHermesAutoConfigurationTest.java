@@ -11,6 +11,7 @@ import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.hermes.HermesTransport;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.ChatStore;
@@ -106,6 +107,24 @@ class ParleyHermesAutoConfigurationTest {
                         "parley.hermes.api-server.clarify=sometimes")
                 .run(context -> assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("parley.hermes.api-server.clarify must be DETECT, ON or OFF"));
+    }
+
+    @Test
+    void theFilesDeclaredOnABridgeComeFromAProperty() {
+        runner.withPropertyValues("parley.hermes.base-url=http://localhost:1")
+                .run(context -> assertThat(context.getBean(HermesRuntimeAdapter.class).attachmentSupport())
+                        .isEqualTo(HermesConfig.BRIDGE_ATTACHMENTS));
+        runner.withPropertyValues("parley.hermes.base-url=http://localhost:1", "parley.hermes.bridge-attachment-types=")
+                .run(context -> assertThat(context.getBean(HermesRuntimeAdapter.class).attachmentSupport())
+                        .isEqualTo(AttachmentSupport.NONE));
+        runner.withPropertyValues("parley.hermes.base-url=http://localhost:1",
+                        "parley.hermes.bridge-attachment-types=image/*, Text/Plain")
+                .run(context -> {
+                    AttachmentSupport files = context.getBean(HermesRuntimeAdapter.class).attachmentSupport();
+                    assertThat(files.mediaTypes()).containsExactlyInAnyOrder("image/*", "text/plain");
+                    assertThat(files.accepts("application/pdf")).isFalse();
+                    assertThat(files.limitText()).contains("parley.hermes.bridge-attachment-types");
+                });
     }
 
     @Test

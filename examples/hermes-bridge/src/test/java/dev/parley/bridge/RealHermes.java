@@ -153,12 +153,15 @@ final class RealHermes implements AutoCloseable {
         }
     }
 
-    /** A {@code HERMES_HOME} whose {@code config.yaml} points Hermes at the model and keeps it off the network. */
+    /**
+     * A {@code HERMES_HOME} whose {@code config.yaml} points Hermes at the model, as a vision model (Hermes cannot look
+     * a scripted model up, and would replace each image with a description), and keeps it off the network.
+     */
     private static Path hermesHome(Path home, ScriptedModel model) throws IOException {
         Files.createDirectories(home);
         Files.writeString(home.resolve("config.yaml"), String.join("\n",
                 "model: {default: " + ScriptedModel.MODEL + ", provider: custom, base_url: \"" + model.baseUrl()
-                        + "\", api_key: fake-key, context_length: 128000}",
+                        + "\", api_key: fake-key, context_length: 128000, supports_vision: true}",
                 "approvals: {mode: manual, timeout: " + APPROVAL_TIMEOUT.toSeconds() + "}",
                 "terminal: {backend: local}",
                 "compression: {enabled: false}",
@@ -200,6 +203,11 @@ final class RealHermes implements AutoCloseable {
 
     BridgeProcess bridge() {
         return bridge;
+    }
+
+    /** Where the Bridge keeps each conversation's working directory ({@code --work-root}). */
+    Path bridgeWorkRoot() {
+        return work.resolve("bridge").resolve("work");
     }
 
     /** A new directory below this run's work directory. */

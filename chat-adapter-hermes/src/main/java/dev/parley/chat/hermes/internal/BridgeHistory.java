@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.parley.chat.model.ActionExecutionMessage;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.UserMessage;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
  * (after its restart, an eviction, or a run that answers an edit). Entries, oldest first:
  * {@code {"role":"user","text"}}, {@code {"role":"assistant","text"}},
  * {@code {"role":"tool_call","toolCallId","toolName","args"}} and
- * {@code {"role":"tool_result","toolCallId","toolName","result","isError"}}; other messages are not sent.
+ * {@code {"role":"tool_result","toolCallId","toolName","result","isError"}}; other messages are not sent. A user
+ * message's files are named after its text, one a line ({@code [image: cat.png]}); their bytes are not sent again.
  */
 public final class BridgeHistory {
     /** What {@code clientCapabilities} says for this addition in {@code POST /run}. */
@@ -29,7 +31,11 @@ public final class BridgeHistory {
         ArrayNode entries = json.createArrayNode();
         for (Message message : messages) {
             if (message instanceof UserMessage user) {
-                entries.addObject().put("role", "user").put("text", redactor.redact(user.text()));
+                StringBuilder text = new StringBuilder(user.text());
+                for (MessageAttachment file : user.attachments()) {
+                    text.append(text.isEmpty() ? "" : "\n").append(ApiServerRequests.mention(file));
+                }
+                entries.addObject().put("role", "user").put("text", redactor.redact(text.toString()));
             } else if (message instanceof AssistantMessage answer) {
                 entries.addObject().put("role", "assistant").put("text", redactor.redact(answer.text()));
             } else if (message instanceof ActionExecutionMessage call) {

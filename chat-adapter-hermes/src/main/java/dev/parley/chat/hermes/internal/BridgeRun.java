@@ -1,6 +1,7 @@
 package dev.parley.chat.hermes.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One run over the Bridge protocol v1: {@code POST /run}, mapping each frame to events ({@link BridgeFrames}),
- * sending the conversation ({@link BridgeHistory}) when there is no session to continue, retrying once without
+ * sending the conversation ({@link BridgeHistory}) when there is no session to continue and the question's files
+ * ({@link BridgeAttachments}, to a Bridge that takes them, else the run fails before it is sent), retrying once without
  * the session but with the conversation on {@code 410 SESSION_NOT_FOUND}, and re-attaching with
  * {@code GET /runs/{id}/events?after=N} when the stream breaks before {@code done}, and after a host restart
  * from the resume token it reported ({@link BridgeFrames#resumeToken()}, after every frame). See
@@ -58,6 +60,7 @@ public final class BridgeRun extends RunLoop {
     private volatile boolean cancelRequested;
     private boolean everOpened;
     private boolean historySent;
+    private @Nullable ArrayNode attachments;
     private String lastProblem = "";
     /** The resume token reported last (none reported yet: null). */
     private @Nullable String reportedToken;
@@ -132,6 +135,12 @@ public final class BridgeRun extends RunLoop {
             recover(Outcome.TRUNCATED, true);
             return;
         }
+        try {
+            attachments = new BridgeAttachments(http).field(request);
+        } catch (ChatException e) {
+            emit(new AgentStreamEvent.RunFailed(e.code().name(), redactor.redact(String.valueOf(e.getMessage()))));
+            return;
+        }
         String session = request.runtimeSessionId();
         Request first = post(session, session == null);
         if (first == null) {
@@ -185,6 +194,9 @@ public final class BridgeRun extends RunLoop {
             payload.put("sessionId", session);
         } else {
             payload.putNull("sessionId");
+        }
+        if (attachments != null) {
+            payload.set("attachments", attachments);
         }
         if (withHistory) {
             List<Message> history;
