@@ -23,8 +23,6 @@ import dev.parley.simulator.internal.StartRequest;
 import dev.parley.simulator.internal.StreamWriter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -217,7 +215,7 @@ public final class BridgeSimulator implements AutoCloseable {
             refuse(ex, 405, "METHOD_NOT_ALLOWED", "use " + route.name().method());
             return;
         }
-        if (route.name() != Routes.Name.HEALTH && !authorized(ex)) {
+        if (route.name() != Routes.Name.HEALTH && !Admission.authorized(ex.getRequestHeaders(), config.bearerToken())) {
             log.warn("Refused {} {}: UNAUTHORIZED", method, clip(ex.getRequestURI().getRawPath()));
             refuse(ex, 401, "UNAUTHORIZED", "a valid bearer token is required");
             return;
@@ -266,17 +264,6 @@ public final class BridgeSimulator implements AutoCloseable {
             default:
                 throw new IllegalStateException("unrouted " + route.name());
         }
-    }
-
-    private boolean authorized(HttpExchange ex) {
-        String token = config.bearerToken();
-        if (token == null) {
-            return true;
-        }
-        String header = ex.getRequestHeaders().getFirst("Authorization");
-        byte[] expected = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
-        byte[] given = header == null ? new byte[0] : header.getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(expected, given);
     }
 
     private void health(HttpExchange ex) throws IOException {

@@ -3,6 +3,8 @@ package dev.parley.simulator.internal;
 import com.sun.net.httpserver.Headers;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -51,6 +53,20 @@ public final class Admission {
             return new Refusal(415, "UNSUPPORTED_MEDIA_TYPE", "a POST must have the Content-Type application/json");
         }
         return null;
+    }
+
+    /**
+     * True if the request carries {@code Authorization: Bearer <token>} (compared in constant time), or if no
+     * token is required ({@code token} null).
+     */
+    public static boolean authorized(Headers headers, String token) {
+        if (token == null) {
+            return true;
+        }
+        String header = headers.getFirst("Authorization");
+        byte[] expected = ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+        byte[] given = header == null ? new byte[0] : header.getBytes(StandardCharsets.UTF_8);
+        return MessageDigest.isEqual(expected, given);
     }
 
     /** True for a {@code Host} header naming this machine's loopback, with an optional port. */
