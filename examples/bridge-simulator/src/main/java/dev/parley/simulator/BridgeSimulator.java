@@ -15,6 +15,7 @@ import dev.parley.chat.runtime.RunThreads;
 import dev.parley.simulator.internal.Admission;
 import dev.parley.simulator.internal.Agent;
 import dev.parley.simulator.internal.ApprovalMemory;
+import dev.parley.simulator.internal.Attachments;
 import dev.parley.simulator.internal.ControlRoutes;
 import dev.parley.simulator.internal.Exchanges;
 import dev.parley.simulator.internal.Routes;
@@ -86,11 +87,13 @@ public final class BridgeSimulator implements AutoCloseable {
 
     /**
      * What the simulator received for a run (for tests): the thread and session asked for, whether a model key
-     * came, and how many {@code history} entries (the history addition; the simulator plays its scenario either
-     * way). Forgotten with the run's thread ({@code DELETE /threads/{threadId}}).
+     * came, how many {@code history} entries (the history addition; the simulator plays its scenario either
+     * way) and the question's files (the attachments addition). Forgotten with the run's thread
+     * ({@code DELETE /threads/{threadId}}).
      */
     public record RunRequestSeen(String runId, String threadId, String sessionId, String userMessage,
-            String systemPrompt, boolean modelApiKeyPresent, List<String> hostTools, int historyEntries) {
+            String systemPrompt, boolean modelApiKeyPresent, List<String> hostTools, int historyEntries,
+            List<ReceivedFile> attachments) {
     }
 
     private BridgeSimulator(SimulatorConfig config) throws IOException {
@@ -220,7 +223,8 @@ public final class BridgeSimulator implements AutoCloseable {
             refuse(ex, 401, "UNAUTHORIZED", "a valid bearer token is required");
             return;
         }
-        byte[] body = Exchanges.readBody(ex);
+        byte[] body = Exchanges.readBody(ex, route.name() == Routes.Name.RUN
+                ? Exchanges.MAX_BODY + Attachments.DEFAULTS.bodyAllowance() : Exchanges.MAX_BODY);
         switch (route.name()) {
             case HEALTH:
                 health(ex);
@@ -273,8 +277,9 @@ public final class BridgeSimulator implements AutoCloseable {
         }
         ObjectNode body = JSON.createObjectNode().put("status", "ok").put("protocol", "hermes-bridge/1");
         body.putArray("capabilities").add("clarify").add("cancel").add("resume-stream").add("host-tools")
-                .add("approvals").add("forget-thread");
+                .add("approvals").add("forget-thread").add("attachments");
         body.put("activeRuns", active).put("simulated", true);
+        Attachments.DEFAULTS.describe(body);
         json(ex, 200, body);
     }
 
@@ -287,9 +292,9 @@ public final class BridgeSimulator implements AutoCloseable {
         }
         StartRequest start;
         try {
-            start = StartRequest.parse(body);
+            start = StartRequest.parse(body, Attachments.DEFAULTS);
         } catch (StartRequest.Invalid invalid) {
-            error(ex, 400, "INVALID_REQUEST", invalid.getMessage(), false);
+            error(ex, invalid.status(), invalid.code(), invalid.getMessage(), false);
             return;
         }
         String runId = start.runId();
@@ -322,11 +327,11 @@ public final class BridgeSimulator implements AutoCloseable {
             sessions.put(hermesSession, threadId);
             activeBySession.put(hermesSession, runId);
             String approvalKey = threadId != null ? "thread:" + threadId : "session:" + hermesSession;
-            run = new SimRun(runId, threadId, scenario, start.userMessage(), start.hostTools(), hermesSession, approvalKey,
-                    start.takesApprovals(), scenario == Scenario.DROP, clock);
+            run = new SimRun(runId, threadId, scenario, start.userMessage(), start.hostTools(), start.attachments(),
+                    hermesSession, approvalKey, start.takesApprovals(), scenario == Scenario.DROP, clock);
             runs.put(runId, run);
             requests.put(runId, new RunRequestSeen(runId, threadId, requested, start.userMessage(), start.systemPrompt(),
-                    start.modelApiKeyPresent(), start.hostTools(), start.historyEntries()));
+                    start.modelApiKeyPresent(), start.hostTools(), start.historyEntries(), start.attachments()));
             streams.put(runId, new AtomicInteger());
         }
         String sessionKey = hermesSession;

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Plays one run's scenario on its own thread, appending frames to the run's log at the configured
- * rate. Always ends the log with exactly one {@code done}.
+ * rate. Always ends the log with exactly one {@code done}. Whatever the scenario, an answer to a question with
+ * files starts with a line per file naming it, its type, size and hash, so that a person sees they arrived.
  */
 public final class Agent implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -32,6 +33,7 @@ public final class Agent implements Runnable {
     private final Consumer<String> onRotate;
     private long nextAt;
     private int tokens;
+    private boolean filesNamed;
 
     /**
      * @param approvals what earlier runs approved for their session, or for good
@@ -149,10 +151,7 @@ public final class Agent implements Runnable {
             delta(part);
         }
         todos(4, "completed", "completed", "completed");
-        usage();
-        emit("final", node().put("text", text));
-        run.status("completed");
-        done("completed");
+        finish(text);
     }
 
     private void todos(int revision, String first, String second, String third) throws SimRun.Cancelled, InterruptedException {
@@ -354,8 +353,29 @@ public final class Agent implements Runnable {
     }
 
     private void delta(String text) throws SimRun.Cancelled, InterruptedException {
+        nameFiles();
         tokens++;
         emit("text_delta", node().put("text", text));
+    }
+
+    /** Before the answer's first token: a line per file of the question, once. */
+    private void nameFiles() throws SimRun.Cancelled, InterruptedException {
+        if (filesNamed || run.attachments().isEmpty()) {
+            return;
+        }
+        filesNamed = true;
+        tokens++;
+        emit("text_delta", node().put("text", filesReceived()));
+    }
+
+    /** {@code Received cat.png (image/png, 1234 bytes, sha256 0123456789ab)} a line per file, or "" for none. */
+    private String filesReceived() {
+        if (run.attachments().isEmpty()) {
+            return "";
+        }
+        StringBuilder text = new StringBuilder();
+        run.attachments().forEach(file -> text.append(file.describe()).append('\n'));
+        return text.append('\n').toString();
     }
 
     private void usage() throws SimRun.Cancelled, InterruptedException {
@@ -364,8 +384,9 @@ public final class Agent implements Runnable {
     }
 
     private void finish(String text) throws SimRun.Cancelled, InterruptedException {
+        nameFiles();
         usage();
-        emit("final", node().put("text", text));
+        emit("final", node().put("text", filesReceived() + text));
         run.status("completed");
         done("completed");
     }

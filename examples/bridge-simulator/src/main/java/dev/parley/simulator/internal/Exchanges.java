@@ -1,5 +1,7 @@
 package dev.parley.simulator.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,9 +16,12 @@ import java.io.OutputStream;
  * answered by {@link #refuse}, which leaves its body unread and cuts the connection.
  */
 public final class Exchanges {
-    /** The largest request body taken (protocol: {@code 413} above 1 MiB). */
+    /** The largest request body taken but {@code POST /run}'s (protocol: {@code 413} above 1 MiB). */
     public static final int MAX_BODY = 1 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Reads bodies: no bound on a string's length but the body's own (an attachment's Base64 is one string). */
+    private static final ObjectMapper READER = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(Integer.MAX_VALUE).build()).build());
 
     /**
      * Thrown out of a handler so that the JDK's server drops the connection instead of finishing the exchange:
@@ -35,18 +40,20 @@ public final class Exchanges {
     }
 
     /**
-     * The request body, at most {@link #MAX_BODY} bytes; for a larger one it answers {@code 413} by
-     * {@link #refuse} (throwing {@link ConnectionCut}).
+     * The request body, at most {@code limit} bytes; for a larger one it answers {@code 413} by {@link #refuse}
+     * (throwing {@link ConnectionCut}).
+     *
+     * @param limit {@link #MAX_BODY}, or more for {@code POST /run} with attachments (protocol section 1)
      */
-    public static byte[] readBody(HttpExchange ex) throws IOException {
+    public static byte[] readBody(HttpExchange ex, long limit) throws IOException {
         String length = ex.getRequestHeaders().getFirst("Content-Length");
-        if (length != null && declaredLength(length) > MAX_BODY) {
-            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes");
+        if (length != null && declaredLength(length) > limit) {
+            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + limit + " bytes");
         }
         InputStream in = ex.getRequestBody();
-        byte[] bytes = in.readNBytes(MAX_BODY + 1);
-        if (bytes.length > MAX_BODY) {
-            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + MAX_BODY + " bytes");
+        byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+        if (bytes.length > limit) {
+            refuse(ex, 413, "INVALID_REQUEST", "the body is larger than " + limit + " bytes");
         }
         in.close();
         return bytes;
@@ -63,7 +70,7 @@ public final class Exchanges {
     /** The body as a JSON object, or null after answering {@code 400}. */
     public static JsonNode parseJson(HttpExchange ex, byte[] body) throws IOException {
         try {
-            JsonNode node = JSON.readTree(body);
+            JsonNode node = READER.readTree(body);
             if (node != null && node.isObject()) {
                 return node;
             }

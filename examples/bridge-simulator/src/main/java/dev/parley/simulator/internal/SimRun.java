@@ -2,6 +2,7 @@ package dev.parley.simulator.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.parley.simulator.ReceivedFile;
 import dev.parley.simulator.Scenario;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,6 +49,7 @@ public final class SimRun {
     private final Scenario scenario;
     private final String userMessage;
     private final List<String> hostTools;
+    private final List<ReceivedFile> attachments;
     private final String approvalKey;
     private final boolean clientTakesApprovals;
     private final FrameLog frames;
@@ -75,15 +77,17 @@ public final class SimRun {
      * @param threadId the request's {@code threadId}, or null if it named none
      * @param approvalKey what "session" approvals are remembered under: the thread id, else the Hermes session
      * @param clientTakesApprovals whether the client said {@code clientCapabilities: ["approvals"]}
+     * @param attachments the question's files, which the agent names at the start of its answer
      */
     public SimRun(String runId, String threadId, Scenario scenario, String userMessage, List<String> hostTools,
-            String hermesSessionId, String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection,
+            List<ReceivedFile> attachments, String hermesSessionId, String approvalKey, boolean clientTakesApprovals, boolean dropFirstConnection,
             Clock clock) {
         this.runId = runId;
         this.threadId = threadId;
         this.scenario = scenario;
         this.userMessage = userMessage;
         this.hostTools = List.copyOf(hostTools);
+        this.attachments = List.copyOf(attachments);
         this.approvalKey = approvalKey;
         this.clientTakesApprovals = clientTakesApprovals;
         this.hermesSessionId = hermesSessionId;
@@ -110,6 +114,11 @@ public final class SimRun {
 
     public List<String> hostTools() {
         return hostTools;
+    }
+
+    /** The question's files (protocol section 13), in the order they were attached. */
+    public List<ReceivedFile> attachments() {
+        return attachments;
     }
 
     public String approvalKey() {
