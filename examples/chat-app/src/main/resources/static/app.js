@@ -1,11 +1,12 @@
 // The example chat page: sessions (searchable), a live view of each run (thinking, status, tools, todos,
 // clarify, approvals), a tool the page runs itself, stop, regenerate with variants side by side, edits with a
-// "‹ 2 / 3 ›" switcher between their branches, feedback, downloads and full history — on Parley's browser
-// client.
+// "‹ 2 / 3 ›" switcher between their branches, feedback, downloads, files (attach, drag-and-drop, paste) and
+// full history — on Parley's browser client.
 import { ParleyClient, RunReducer } from '/parley/parley-client.js';
 import { renderMarkdown, escapeHtml } from './markdown.js';
 import { approvalAnswer, approvalRecord, renderApprovalCard } from './approvals.js';
 import { renderOutcome } from './outcome.js';
+import { ComposerFiles, acceptDrops, renderMessageFiles } from './attachments.js';
 
 const client = new ParleyClient({ baseUrl: '/api/chat' });
 
@@ -259,6 +260,7 @@ $('sessions').addEventListener('click', attempt(async (e) => {
 
 function newChat() {
   closeLiveRuns();
+  files.clear();
   state.sessionId = null;
   state.thread = null;
   state.messages = [];
@@ -282,6 +284,7 @@ function closeLiveRuns() {
 
 async function openSession(id) {
   closeLiveRuns();
+  if (id !== state.sessionId) files.clear();
   state.sessionId = id;
   const view = await client.getSession(id);
   applyView(view);
@@ -364,11 +367,12 @@ function updateReconnectBadge() {
 
 function updateComposer() {
   const busy = activeRuns().length > 0;
-  $('send').disabled = busy;
+  $('send').disabled = busy || files.busy();
   $('stop').hidden = !busy;
 }
 
-async function send(text) {
+/** The open session's id; a new chat's session is created first (by its first message or file). */
+async function ensureSession() {
   if (!state.sessionId) {
     const session = await client.createSession({
       modelId: $('model').value || undefined,
@@ -378,11 +382,30 @@ async function send(text) {
     state.thread = session;
     history.replaceState(null, '', `#/s/${session.id}`);
   }
+  return state.sessionId;
+}
+
+const files = new ComposerFiles({
+  client,
+  tray: $('attachments-tray'),
+  fileInput: $('file-input'),
+  button: $('attach'),
+  ensureSession,
+  onChange: () => updateComposer(),
+  onError: showError,
+});
+acceptDrops($('chat'), files);
+
+async function send(text) {
+  await ensureSession();
+  const attachments = files.ids();
   const ticket = await client.startRun(state.sessionId, {
     message: text,
     modelId: $('model').value || undefined,
     skill: $('skill').value || undefined,
+    attachments: attachments.length ? attachments : undefined,
   });
+  files.clear();
   follow(ticket.runId);
   await loadSessions();
   state.thread = state.sessions.find((s) => s.id === state.sessionId) ?? state.thread;
@@ -395,8 +418,18 @@ $('composer').addEventListener('submit', (e) => {
   const input = $('input');
   const text = input.value.trim();
   if (!text || activeRuns().length > 0) return;
+  if (files.busy()) { showError(new Error('The files are still uploading.')); return; }
+  if (files.failed()) { showError(new Error('Remove the files that could not be uploaded first.')); return; }
   input.value = '';
   attempt(send)(text);
+});
+
+$('input').addEventListener('paste', (e) => {
+  const pasted = [...(e.clipboardData?.files ?? [])];
+  if (pasted.length) {
+    e.preventDefault();
+    files.add(pasted);
+  }
 });
 
 $('input').addEventListener('keydown', (e) => {
@@ -534,7 +567,8 @@ function renderUserMessage(message) {
       <button type="button" data-action="branch" data-target="${escapeHtml(next ?? '')}" title="Next version"${next && idle ? '' : ' disabled'}>›</button></span>`);
   }
   if (idle) tools.push('<button type="button" data-action="edit" title="Edit and send again">✎ Edit</button>');
-  return `<div class="user-turn" data-message-id="${id}"><div class="user" data-message-id="${id}">${escapeHtml(message.text)}</div>`
+  return `<div class="user-turn" data-message-id="${id}">${renderMessageFiles(message.attachments, (a) => client.attachmentUrl(a))}`
+    + `<div class="user" data-message-id="${id}">${escapeHtml(message.text)}</div>`
     + (tools.length ? `<div class="user-tools">${tools.join('')}</div>` : '') + '</div>';
 }
 
@@ -792,7 +826,9 @@ async function start() {
     client.registerTool('get_local_time', { type: 'object', properties: {} }, localTime,
       { description: "The person's local time, date and time zone, read from their browser" });
   }
-  const [models, skills] = await Promise.all([client.models().catch(() => []), client.skills().catch(() => [])]);
+  const [models, skills, limits] = await Promise.all([client.models().catch(() => []),
+    client.skills().catch(() => []), client.attachmentLimits().catch(() => null)]);
+  files.setLimits(limits);
   for (const model of models) $('model').append(new Option(model.provider ? `${model.name} (${model.provider})` : model.name, model.id));
   for (const skill of skills) $('skill').append(new Option(skill.name, skill.id));
   await loadSessions();

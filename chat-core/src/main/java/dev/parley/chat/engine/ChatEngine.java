@@ -30,6 +30,7 @@ import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.MessageStatus;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
@@ -68,6 +69,7 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -609,10 +611,20 @@ public final class ChatEngine implements AutoCloseable {
      * @throws IOException if {@code out} fails
      */
     public void exportThread(String ownerId, String threadId, ExportFormat format, OutputStream out) throws IOException {
+        exportThread(ownerId, threadId, format, out, null);
+    }
+
+    /**
+     * As {@link #exportThread(String, String, ExportFormat, OutputStream)}; the Markdown links each message's
+     * files to the address {@code attachmentLink} gives (where the host serves them), or names them when it is
+     * null. The JSON lists them by id either way.
+     */
+    public void exportThread(String ownerId, String threadId, ExportFormat format, OutputStream out,
+            @Nullable Function<MessageAttachment, String> attachmentLink) throws IOException {
         ChatThread thread = ownedThread(ownerId, threadId);
         ThreadExport export = new ThreadExport(store, views, limits.maxPageSize());
         if (format == ExportFormat.MARKDOWN) {
-            export.markdown(thread, out);
+            export.markdown(thread, out, attachmentLink);
         } else {
             export.json(thread, ctx.now(), out);
         }

@@ -92,6 +92,30 @@ class AttachmentsTest extends EngineTestSupport {
     }
 
     @Test
+    void theMarkdownExportListsAMessagesFilesLinkedWhereTheHostServesThem() throws IOException {
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment photo = engine.attachments().upload(ALICE, thread.id(), "[cat]_1.png", "image/png", in(PNG));
+        Attachment report = engine.attachments().upload(ALICE, thread.id(), "report.pdf", null, in(PDF));
+        RunTicket ticket = engine.startRun(ALICE, thread.id(), StartRun.of("what are these?")
+                .withAttachments(List.of(photo.id(), report.id())));
+        awaitRun(engine, ticket.runId(), RunStatus.SUCCEEDED);
+
+        java.io.ByteArrayOutputStream linked = new java.io.ByteArrayOutputStream();
+        engine.exportThread(ALICE, thread.id(), ExportFormat.MARKDOWN, linked,
+                file -> "https://chat.example/files/" + file.id());
+        assertThat(linked.toString(StandardCharsets.UTF_8)).contains("**You:**\n\nwhat are these?\n\n"
+                + "- [\\[cat\\]\\_1.png](<https://chat.example/files/" + photo.id() + ">) (image/png, "
+                + PNG.length + " bytes)\n"
+                + "- [report.pdf](<https://chat.example/files/" + report.id() + ">) (application/pdf, " + PDF.length
+                + " bytes)\n");
+        java.io.ByteArrayOutputStream named = new java.io.ByteArrayOutputStream();
+        engine.exportThread(ALICE, thread.id(), ExportFormat.MARKDOWN, named);
+        assertThat(named.toString(StandardCharsets.UTF_8)).contains("- report.pdf (application/pdf, " + PDF.length
+                + " bytes)\n").doesNotContain("](");
+    }
+
+    @Test
     void theNextRunSeesEarlierAttachmentsInItsHistory() {
         ChatEngine engine = engine();
         ChatThread thread = engine.createThread(ALICE, NewThread.empty());

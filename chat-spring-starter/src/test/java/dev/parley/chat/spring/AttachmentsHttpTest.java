@@ -150,6 +150,10 @@ class AttachmentsHttpTest {
         JsonNode view = http.get(ALICE, "/api/chat/sessions/" + session).json();
         assertThat(view.toString()).contains("\"attachments\":[{\"id\":\"" + id + "\",\"name\":\"cat.png\","
                 + "\"mediaType\":\"image/png\",\"size\":" + PNG.length + "}]");
+        String markdown = new String(exchange(to("/sessions/" + session + "/export?format=markdown").GET(), ALICE)
+                .body(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(markdown).as("a link a person can follow from the downloaded file").contains("- [cat.png](<"
+                + http.origin() + "/api/chat/attachments/" + id + ">) (image/png, " + PNG.length + " bytes)");
     }
 
     @Test

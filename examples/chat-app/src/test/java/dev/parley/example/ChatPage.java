@@ -103,6 +103,43 @@ final class ChatPage implements AutoCloseable {
         return ((JavascriptExecutor) driver).executeScript(script, args);
     }
 
+    /**
+     * Drops a file on the chat as a person dragging it from their desktop does (dragenter, dragover, drop; a
+     * WebDriver cannot drag from outside the page). Returns whether the drop hint showed while dragging, whether
+     * the page let the dragover through uncancelled, and whether the hint still shows after the drop.
+     */
+    List<Object> dropFile(String name, String type, byte[] content) {
+        @SuppressWarnings("unchecked")
+        List<Object> seen = (List<Object>) js("""
+                const [b64, name, type] = arguments;
+                const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+                const transfer = new DataTransfer();
+                transfer.items.add(new File([bytes], name, { type }));
+                const zone = document.getElementById('chat');
+                const fire = (kind) => zone.dispatchEvent(new DragEvent(kind, { bubbles: true, cancelable: true, dataTransfer: transfer }));
+                fire('dragenter');
+                const notCancelled = fire('dragover');
+                const hinted = zone.classList.contains('dropping');
+                fire('drop');
+                return [hinted, notCancelled, zone.classList.contains('dropping')];
+                """, java.util.Base64.getEncoder().encodeToString(content), name, type);
+        return seen;
+    }
+
+    /** A real PNG of one red rectangle, so that the page's thumbnails decode it. */
+    static byte[] redPng(int width, int height) throws IOException {
+        java.awt.image.BufferedImage image = new java.awt.image.BufferedImage(width, height,
+                java.awt.image.BufferedImage.TYPE_INT_RGB);
+        for (int x = 0; x < width; x++) {
+            for (int y = 0; y < height; y++) {
+                image.setRGB(x, y, java.awt.Color.RED.getRGB());
+            }
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        javax.imageio.ImageIO.write(image, "png", out);
+        return out.toByteArray();
+    }
+
     long count(String css) {
         return (Long) js("return document.querySelectorAll(arguments[0]).length", css);
     }

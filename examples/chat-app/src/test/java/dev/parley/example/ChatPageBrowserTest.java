@@ -420,4 +420,27 @@ class ChatPageBrowserTest {
         }
         assertThat(markdown).contains("plan a weekend away", "what about Porto?").doesNotContain("what about Lisbon?");
     }
+
+    /**
+     * The Bridge simulator takes files: an image dropped on the page goes with the message through the Hermes
+     * adapter, and the simulator's answer names what it received (name, type, size, hash).
+     */
+    @Test
+    @Order(14)
+    void aDroppedImageReachesTheSimulatorWithTheMessage() throws Exception {
+        driver.findElement(By.id("new-session")).click();
+        wait.until(d -> d.findElement(By.id("attach")).isDisplayed());
+        byte[] png = ChatPage.redPng(30, 20);
+        assertThat(page.dropFile("red.png", "image/png", png)).containsExactly(true, false, false);
+        waitFor(".composer-file[data-state='done'] img.thumb");
+        send("what is in this picture?");
+        awaitLastAnswerStatus("COMPLETED");
+        String sha256 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(png));
+        assertThat(lastAnswerText()).contains("Received red.png (image/png, " + png.length + " bytes, sha256 "
+                + sha256.substring(0, 12) + ")");
+        wait.until(d -> Boolean.TRUE.equals(js("const img = [...document.querySelectorAll('.user-turn .message-files"
+                + " img.thumb')].pop(); return !!img && img.complete && img.naturalWidth === 30;")));
+        screenshot("16-file-sent");
+    }
 }

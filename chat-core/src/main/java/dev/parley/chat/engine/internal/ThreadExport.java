@@ -10,6 +10,7 @@ import dev.parley.chat.model.ClarifyMessage;
 import dev.parley.chat.model.ErrorMessage;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.MessageKind;
 import dev.parley.chat.model.ResultMessage;
 import dev.parley.chat.model.ThinkingMessage;
@@ -25,6 +26,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a thread out, page by page, so a thread of any length is exported in constant memory: as JSON
@@ -158,9 +161,11 @@ public final class ThreadExport {
 
     /**
      * The active branch as Markdown: the title, then each turn — the person's message, the answer with its
-     * tool calls, questions and approvals summed up in a line each (thinking is left out).
+     * tool calls, questions and approvals summed up in a line each (thinking is left out). A message's files are
+     * listed under it, linked through {@code linkOf} when given.
      */
-    public void markdown(ChatThread thread, OutputStream out) throws IOException {
+    public void markdown(ChatThread thread, OutputStream out, @Nullable Function<MessageAttachment, String> linkOf)
+            throws IOException {
         Writer text = new OutputStreamWriter(out, StandardCharsets.UTF_8);
         text.write("# " + (thread.title() == null ? "Conversation" : oneLine(thread.title())) + "\n");
         List<String> ids = activeBranchIds(thread);
@@ -169,6 +174,7 @@ public final class ThreadExport {
             for (Message message : read) {
                 if (message instanceof UserMessage user) {
                     text.write("\n**You:**\n\n" + user.text().strip() + "\n");
+                    writeAttachments(text, user.attachments(), linkOf);
                 } else if (message instanceof AssistantMessage answer) {
                     text.write("\n**Assistant:**\n\n");
                     int steps = forEachStep(answer.runId(), step -> {
@@ -186,6 +192,20 @@ public final class ThreadExport {
             text.flush();
         }
         text.flush();
+    }
+
+    /** A line per file: a link where the host serves them, else its name; its type and size either way. */
+    private static void writeAttachments(Writer text, List<MessageAttachment> attachments,
+            @Nullable Function<MessageAttachment, String> linkOf) throws IOException {
+        if (attachments.isEmpty()) {
+            return;
+        }
+        text.write("\n");
+        for (MessageAttachment file : attachments) {
+            String name = file.name().replaceAll("([\\\\`*_\\[\\]<>])", "\\\\$1");
+            String shown = linkOf == null ? name : "[" + name + "](<" + linkOf.apply(file) + ">)";
+            text.write("- " + shown + " (" + file.mediaType() + ", " + file.size() + " bytes)\n");
+        }
     }
 
     private static String stepLine(Message step) {

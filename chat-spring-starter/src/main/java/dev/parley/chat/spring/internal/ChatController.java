@@ -38,6 +38,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.util.UriUtils;
 
 /**
  * Parley's REST + SSE endpoints (the starter's README lists them), under {@code parley.web.base-path}: sessions (with
@@ -159,7 +160,8 @@ public class ChatController extends ParleyEndpoints {
 
     /**
      * The session written out, streamed as it is read: {@code format=json} (the default; every branch and step,
-     * docs/EXPORT.md) or {@code markdown} (the active branch). An unknown format is {@code 400}.
+     * docs/EXPORT.md) or {@code markdown} (the active branch; a message's files link to their download
+     * addresses). An unknown format is {@code 400}.
      */
     @GetMapping("/sessions/{id}/export")
     public void export(HttpServletRequest request, HttpServletResponse response, @PathVariable("id") String id,
@@ -171,7 +173,10 @@ public class ChatController extends ParleyEndpoints {
         response.setContentType(json ? "application/json;charset=UTF-8" : "text/markdown;charset=UTF-8");
         response.setHeader(HttpHeaders.CONTENT_DISPOSITION, ContentDisposition.attachment()
                 .filename("parley-" + id + (json ? ".json" : ".md"), StandardCharsets.UTF_8).build().toString());
-        engine.exportThread(owner, id, chosen, response.getOutputStream());
+        String url = request.getRequestURL().toString();
+        String attachments = url.substring(0, url.lastIndexOf("/sessions/")) + "/attachments/";
+        engine.exportThread(owner, id, chosen, response.getOutputStream(),
+                file -> attachments + UriUtils.encodePathSegment(file.id(), StandardCharsets.UTF_8));
     }
 
     private static ExportFormat exportFormat(@Nullable String format) {
