@@ -378,3 +378,52 @@ test('history the thread does not have is a RUN_ERROR, and changes nothing', asy
   const thread = await parley('/sessions/' + encodeURIComponent(a.threadId));
   assert.equal(thread.messages.filter((m) => m.type === 'user').length, 1);
 });
+
+test('files sent as content parts are stored once with the message and come back as download links', async () => {
+  const a = agent();
+  const png = new Uint8Array(300).map((_, i) => (i * 7) & 0xff);
+  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const pdf = new TextEncoder().encode('%PDF-1.4\n' + 'x'.repeat(200));
+  const b64 = (bytes) => Buffer.from(bytes).toString('base64');
+  // 0.0.59 (CopilotKit's pin) still has the legacy binary part; 1.0 has document parts only
+  const pdfPart = pkg.endsWith('0059')
+    ? { type: 'binary', mimeType: 'application/pdf', data: b64(pdf), filename: 'report.pdf' }
+    : { type: 'document', source: { type: 'data', value: b64(pdf), mimeType: 'application/pdf' }, metadata: { filename: 'report.pdf' } };
+  const userId = randomUUID();
+  a.addMessage({ id: userId, role: 'user', content: [
+    { type: 'text', text: 'what are these?' },
+    { type: 'image', source: { type: 'data', value: b64(png), mimeType: 'image/png' }, metadata: { filename: 'dot.png' } },
+    pdfPart,
+  ] });
+  const { events } = await run(a);
+  assertWellFormed(events, a.threadId, events[0].runId);
+  assert.equal(events.at(-1).type, 'RUN_FINISHED');
+
+  const path = '/sessions/' + encodeURIComponent(a.threadId);
+  const sent = (await parley(path)).messages.filter((m) => m.type === 'user');
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0].text, 'what are these?');
+  assert.deepEqual(sent[0].attachments.map((f) => [f.name, f.mediaType, f.size]),
+    [['dot.png', 'image/png', 300], ['report.pdf', 'application/pdf', pdf.length]]);
+  const served = await fetch(base + '/attachments/' + sent[0].attachments[0].id, { headers: { 'X-Parley-Owner': OWNER } });
+  assert.equal(served.status, 200);
+  assert.deepEqual(new Uint8Array(await served.arrayBuffer()), png);
+
+  // the snapshot replaced the client's copy: its files are links to their downloads now, not inline bytes
+  const mine = a.messages.find((m) => m.id === userId);
+  const links = mine.content.filter((p) => p.type !== 'text');
+  assert.equal(links.length, 2, JSON.stringify(mine.content));
+  for (const [i, part] of links.entries()) {
+    assert.equal(part.source.type, 'url');
+    assert.ok(part.source.value.endsWith('/attachments/' + sent[0].attachments[i].id), part.source.value);
+  }
+
+  // the next turn resends the history with those links: nothing is stored again
+  say(a, 'and which is larger?');
+  const second = await run(a);
+  assert.equal(second.events.at(-1).type, 'RUN_FINISHED', JSON.stringify(second.events.at(-1)));
+  const after = (await parley(path)).messages.filter((m) => m.type === 'user');
+  assert.equal(after.length, 2);
+  assert.deepEqual(after[0].attachments.map((f) => f.id), sent[0].attachments.map((f) => f.id));
+  assert.deepEqual(after[1].attachments ?? [], []);
+});
