@@ -2,9 +2,11 @@ package dev.parley.chat.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.attachment.Attachment;
 import dev.parley.chat.attachment.AttachmentLimits;
+import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.attachment.InMemoryBlobStore;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Message;
@@ -13,6 +15,7 @@ import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.testing.InterceptedStore;
 import dev.parley.chat.testing.ScriptedRuntime;
 import dev.parley.chat.testing.Scripts;
@@ -23,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
@@ -113,6 +117,38 @@ class AttachmentsTest extends EngineTestSupport {
         engine.exportThread(ALICE, thread.id(), ExportFormat.MARKDOWN, named);
         assertThat(named.toString(StandardCharsets.UTF_8)).contains("- report.pdf (application/pdf, " + PDF.length
                 + " bytes)\n").doesNotContain("](");
+    }
+
+    @Test
+    void aSaveThatFailsKeepsNoBytesAndOneThatTookEffectDespiteFailingIsTheUpload() throws IOException {
+        ChatStore real = store;
+        AtomicReference<String> mode = new AtomicReference<>("fail");
+        store = InterceptedStore.withExtensions(real, (method, args, proceed) -> {
+            if (!method.equals("saveAttachment")) {
+                return proceed.call();
+            }
+            switch (mode.getAndSet("pass")) {
+                case "fail" -> throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the save failed");
+                case "lose" -> {
+                    proceed.call();
+                    throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the commit's answer was lost");
+                }
+                default -> {
+                    return proceed.call();
+                }
+            }
+        });
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+
+        assertCode(ErrorCode.STORE_FAILURE, () -> engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG)));
+        assertThat(blobs.size()).as("no bytes without a row").isZero();
+        assertThat(((AttachmentStore) real).storedAttachmentBytes(ALICE)).isZero();
+
+        mode.set("lose");
+        Attachment saved = engine.attachments().upload(ALICE, thread.id(), "b.png", null, in(PNG));
+        assertThat(read(engine.attachments().open(ALICE, saved.id(), 0))).isEqualTo(PNG);
+        assertThat(blobs.size()).isEqualTo(1);
     }
 
     @Test

@@ -30,6 +30,20 @@ public final class InterceptedStore {
     }
 
     /**
+     * As {@link #of}; the store also keeps the delegate's other interfaces (such as {@code AttachmentStore}), whose
+     * calls go through {@code interceptor} too.
+     */
+    public static ChatStore withExtensions(ChatStore delegate, Interceptor interceptor) {
+        java.util.Set<Class<?>> interfaces = new java.util.LinkedHashSet<>();
+        for (Class<?> type = delegate.getClass(); type != null; type = type.getSuperclass()) {
+            interfaces.addAll(java.util.List.of(type.getInterfaces()));
+        }
+        interfaces.add(ChatStore.class);
+        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), interfaces.toArray(new Class<?>[0]),
+                (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));
+    }
+
+    /**
      * The store whose next call that {@code matches} takes effect but fails as if its answer was lost on the
      * way back (the commit happened; the caller gets STORE_FAILURE). Once, while {@code armed} is set: it is
      * cleared when the fault is injected, so a test can arm it later and see that it happened.

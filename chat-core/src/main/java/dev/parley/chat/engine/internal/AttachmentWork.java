@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -119,13 +120,35 @@ public final class AttachmentWork {
         try {
             saved = meta.saveAttachment(fresh);
         } catch (RuntimeException e) {
-            deleteQuietly(key);
-            throw e;
+            Optional<Attachment> stored = storedDespite(meta, fresh, e);
+            if (stored.isEmpty()) {
+                throw e;
+            }
+            saved = stored.get();
         }
         if (!saved.blobKey().equals(key)) {
             deleteQuietly(key);
         }
         return saved;
+    }
+
+    /**
+     * After a failed save: the row if the save took effect all the same (its commit happened, its answer was
+     * lost); else its bytes are deleted and nothing is returned. Where the store cannot say, the bytes are kept
+     * (removed with the owner's erasure) rather than risk a row whose bytes are gone.
+     */
+    private Optional<Attachment> storedDespite(AttachmentStore meta, Attachment fresh, RuntimeException failure) {
+        Optional<Attachment> stored;
+        try {
+            stored = meta.findAttachment(fresh.id());
+        } catch (RuntimeException unreadable) {
+            failure.addSuppressed(unreadable);
+            return Optional.empty();
+        }
+        if (stored.isEmpty()) {
+            deleteQuietly(fresh.blobKey());
+        }
+        return stored;
     }
 
     /**
