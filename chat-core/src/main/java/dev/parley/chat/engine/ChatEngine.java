@@ -9,6 +9,7 @@ import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.attachment.BlobStore;
 import dev.parley.chat.attachment.InMemoryBlobStore;
 import dev.parley.chat.engine.internal.AttachmentWork;
+import dev.parley.chat.engine.internal.Branches;
 import dev.parley.chat.engine.internal.EngineContext;
 import dev.parley.chat.engine.internal.EventRetention;
 import dev.parley.chat.engine.internal.HostActions;
@@ -42,14 +43,11 @@ import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
-import dev.parley.chat.store.BranchMovedException;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.store.SearchQuery;
-import dev.parley.chat.store.StoreBatch;
 import dev.parley.chat.store.ThreadSearchHit;
 import dev.parley.chat.store.ThreadCursor;
-import dev.parley.chat.store.ThreadTouch;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Clock;
@@ -132,11 +130,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChatEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ChatEngine.class);
-    private static final Set<RunStatus> LIVE = Set.of(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.WAITING_FOR_INPUT);
 
     private final EngineContext ctx;
     private final RunManager runs;
     private final ThreadViews views;
+    private final Branches branches;
     private final Turns turns;
     private final ChatStore store;
     private final RuntimeAdapter runtime;
@@ -188,6 +186,7 @@ public final class ChatEngine implements AutoCloseable {
                 hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork);
         this.runs = new RunManager(ctx);
         this.views = new ThreadViews(ctx, runs);
+        this.branches = new Branches(store, runs, views);
         this.turns = new Turns(ctx, runs, views, doubleTexting);
         runs.recover();
         runs.startCoordination();
@@ -420,23 +419,37 @@ public final class ChatEngine implements AutoCloseable {
      */
     public ThreadView switchBranch(String ownerId, String messageId) {
         Message message = ownedMessage(ownerId, messageId);
-        if (!message.kind().isTopLevel()) {
-            throw ChatException.invalidInput("a branch is chosen by a user or assistant message");
-        }
-        String threadId = message.threadId();
-        String leafBefore = ownedThread(ownerId, threadId).activeLeafId();
-        if (runs.isThreadBusy(threadId) || !store.findThreadRuns(threadId, LIVE).isEmpty()) {
-            throw ChatException.conflict("the thread has an active run; switch branches once it has ended");
-        }
-        String leaf = store.findNewestDescendant(threadId, messageId)
-                .orElseThrow(() -> ChatException.notFound("message", messageId));
-        try {
-            store.write(StoreBatch.builder().touch(new ThreadTouch(threadId, null, null, null, leaf, null))
-                    .expectActiveLeaf(threadId, leafBefore).build());
-        } catch (BranchMovedException e) {
-            throw ChatException.conflict("the thread's active branch moved (a message was sent meanwhile); "
-                    + "switch branches once its run has ended");
-        }
+        branches.switchTo(ownedThread(ownerId, message.threadId()), message);
+        return getThread(ownerId, message.threadId());
+    }
+
+    /**
+     * Rolls the conversation back to an earlier answer ("continue from here"): the active branch ends at
+     * {@code answerMessageId}, so the thread view ends there and the next message starts a new branch after it.
+     * What came after stays stored on its own branch ({@link #switchBranch} to one of its messages brings it
+     * back). The runtime's next run does not continue its session but is given the conversation up to this
+     * answer ({@code RunRequest.history}), so it does not see what was rolled back. Returns the thread's newest
+     * page.
+     *
+     * @throws ChatException NOT_FOUND for an unknown message or another owner's; INVALID_INPUT if it is not an
+     *     assistant message; CONFLICT while the thread has an active run, or if a message was sent meanwhile
+     */
+    public ThreadView rollBack(String ownerId, String answerMessageId) {
+        Message message = ownedMessage(ownerId, answerMessageId);
+        branches.rollBackTo(ownedThread(ownerId, message.threadId()), message);
+        return getThread(ownerId, message.threadId());
+    }
+
+    /**
+     * Takes back the active branch's last exchange — its last user message and everything after it — as
+     * {@link #rollBack} to the answer before that message. Nothing is deleted. Returns the thread's newest page.
+     *
+     * @throws ChatException NOT_FOUND for an unknown thread or another owner's; CONFLICT while the thread has an
+     *     active run, for an empty thread, or when the last exchange is the first (nothing before it: edit the
+     *     message instead)
+     */
+    public ThreadView undo(String ownerId, String threadId) {
+        branches.undo(ownedThread(ownerId, threadId));
         return getThread(ownerId, threadId);
     }
 

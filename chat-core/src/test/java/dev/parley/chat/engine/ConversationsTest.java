@@ -94,6 +94,57 @@ class ConversationsTest extends EngineTestSupport {
                 .endsWith(edited.userMessageId(), edited.assistantMessageId());
     }
 
+    /**
+     * Rolling back to an earlier answer ends the active branch there; the next message starts a new branch
+     * beside the rolled-back one, the runtime gets the conversation up to that answer (no session, none of what
+     * came after), and nothing is lost: the old branch comes back with a switch. Undo takes the last exchange
+     * back the same way.
+     */
+    @Test
+    void rollingBackOrUndoingMovesTheBranchEndAndTheRuntimeSeesNothingAfterIt() {
+        ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "one");
+        RunTicket second = send(engine, threadId, "two");
+        RunTicket third = send(engine, threadId, "three");
+
+        assertThat(topLevelIds(engine.rollBack(ALICE, first.assistantMessageId())))
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+        RunTicket again = send(engine, threadId, "two, again");
+        RunRequest afterRollBack = runtime.requests().get(3);
+        assertThat(afterRollBack.runtimeSessionId()).as("the session saw what was rolled back").isNull();
+        assertThat(afterRollBack.history().messages()).extracting(Message::id)
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+        ThreadView view = engine.getThread(ALICE, threadId);
+        assertThat(view.branches()).containsEntry(again.userMessageId(),
+                new BranchPosition(1, 2, List.of(second.userMessageId(), again.userMessageId())));
+
+        assertThat(topLevelIds(engine.switchBranch(ALICE, second.userMessageId()))).as("nothing was lost")
+                .containsExactly(first.userMessageId(), first.assistantMessageId(), second.userMessageId(),
+                        second.assistantMessageId(), third.userMessageId(), third.assistantMessageId());
+        assertThat(topLevelIds(engine.undo(ALICE, threadId))).containsExactly(first.userMessageId(),
+                first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
+        send(engine, threadId, "three, again");
+        RunRequest afterUndo = runtime.requests().get(4);
+        assertThat(afterUndo.runtimeSessionId()).isNull();
+        assertThat(afterUndo.history().messages()).extracting(Message::id).containsExactly(first.userMessageId(),
+                first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
+
+        engine.undo(ALICE, threadId);
+        assertThat(topLevelIds(engine.undo(ALICE, threadId)))
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+        assertCode(ErrorCode.CONFLICT, () -> engine.undo(ALICE, threadId));
+        assertThat(topLevelIds(engine.getThread(ALICE, threadId))).as("a refused undo changes nothing")
+                .containsExactly(first.userMessageId(), first.assistantMessageId());
+
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.rollBack(ALICE, second.userMessageId()));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.rollBack(MALLORY, second.assistantMessageId()));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.undo(MALLORY, threadId));
+        String empty = engine.createThread(ALICE, NewThread.empty()).id();
+        assertCode(ErrorCode.CONFLICT, () -> engine.undo(ALICE, empty));
+    }
+
     @Test
     void editingAndSwitchingFollowTheRulesOfABusyThread() {
         ScriptedRuntime runtime = ScriptedRuntime.of(r -> r.userMessage().equals("long") ? Scripts.streamsUntilCancelled()
@@ -106,6 +157,8 @@ class ConversationsTest extends EngineTestSupport {
 
         assertCode(ErrorCode.CONFLICT, () -> engine.editMessage(ALICE, first.userMessageId(), StartRun.of("hello")));
         assertCode(ErrorCode.CONFLICT, () -> engine.switchBranch(ALICE, first.userMessageId()));
+        assertCode(ErrorCode.CONFLICT, () -> engine.rollBack(ALICE, first.assistantMessageId()));
+        assertCode(ErrorCode.CONFLICT, () -> engine.undo(ALICE, threadId));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.editMessage(ALICE, first.assistantMessageId(), StartRun.of("x")));
         assertCode(ErrorCode.NOT_FOUND, () -> engine.editMessage(MALLORY, first.userMessageId(), StartRun.of("x")));
         assertCode(ErrorCode.INVALID_INPUT, () -> engine.editMessage(ALICE, first.userMessageId(), StartRun.of(" ")));

@@ -88,6 +88,37 @@ abstract class RestartTest {
         return engine;
     }
 
+    /** A roll-back and an undo are stored: after a restart the branch still ends where they left it. */
+    @Test
+    void aRolledBackConversationStaysRolledBackAfterARestart() {
+        JdbiChatStore store1 = store();
+        ChatEngine engine1 = engine(store1, ScriptedRuntime.playing(Scripts.answer("ok")));
+        String thread = engine1.createThread(ALICE, NewThread.empty()).id();
+        List<RunTicket> sent = new ArrayList<>();
+        for (String text : List.of("one", "two", "three")) {
+            RunTicket ticket = engine1.startRun(ALICE, thread, StartRun.of(text));
+            awaitRun(engine1, ticket.runId(), RunStatus.SUCCEEDED);
+            sent.add(ticket);
+        }
+        engine1.undo(ALICE, thread);
+        ThreadView rolledBack = engine1.rollBack(ALICE, sent.get(0).assistantMessageId());
+        engine1.close();
+        store1.close();
+
+        ScriptedRuntime runtime2 = ScriptedRuntime.playing(Scripts.answer("ok"));
+        ChatEngine engine2 = engine(store(), runtime2);
+        assertThat(engine2.getThread(ALICE, thread)).isEqualTo(rolledBack);
+        assertThat(rolledBack.messages()).filteredOn(m -> m.kind().isTopLevel()).extracting(m -> m.id())
+                .containsExactly(sent.get(0).userMessageId(),
+                sent.get(0).assistantMessageId());
+        RunTicket next = engine2.startRun(ALICE, thread, StartRun.of("two, again"));
+        awaitRun(engine2, next.runId(), RunStatus.SUCCEEDED);
+        assertThat(runtime2.requests().get(0).history().messages()).extracting(m -> m.id())
+                .containsExactly(sent.get(0).userMessageId(), sent.get(0).assistantMessageId());
+        assertThat(engine2.switchBranch(ALICE, sent.get(2).userMessageId()).messages()).extracting(m -> m.id())
+                .as("the rolled-back messages are all still there").contains(sent.get(2).assistantMessageId());
+    }
+
     @Test
     void aNewEngineSeesEverythingTheOldOneStored() {
         JdbiChatStore store1 = store();
