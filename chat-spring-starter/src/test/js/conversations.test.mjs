@@ -161,6 +161,29 @@ test('search finds the caller\'s sessions with a snippet; export downloads a fil
   await assert.rejects(c.exportSession(session.id, { format: 'pdf' }), (e) => e.status === 400);
 });
 
+test('rollBack ends the conversation at an answer and undo takes the last exchange back; nothing is lost', async () => {
+  const c = client(owner('node-rollback'));
+  const session = await c.createSession();
+  const one = await finish(c, await c.startRun(session.id, { message: 'one' }));
+  const two = await finish(c, await c.startRun(session.id, { message: 'two' }));
+  const three = await finish(c, await c.startRun(session.id, { message: 'three' }));
+
+  const rolled = await c.rollBack(one.assistantMessageId);
+  assert.deepEqual(topLevel(rolled), [one.userMessageId, one.assistantMessageId]);
+  const again = await finish(c, await c.startRun(session.id, { message: 'two, again' }));
+  const view = await c.getSession(session.id);
+  assert.deepEqual(view.branches[again.userMessageId].siblingIds, [two.userMessageId, again.userMessageId]);
+
+  const back = await c.switchBranch(two.userMessageId);
+  assert.deepEqual(topLevel(back).slice(-2), [three.userMessageId, three.assistantMessageId]);
+  const undone = await c.undo(session.id);
+  assert.deepEqual(topLevel(undone), [one.userMessageId, one.assistantMessageId, two.userMessageId, two.assistantMessageId]);
+  await c.undo(session.id);
+  await assert.rejects(c.undo(session.id), (e) => e.status === 409 && e.code === 'CONFLICT');
+  await assert.rejects(c.rollBack(one.userMessageId), (e) => e.status === 400);
+  await assert.rejects(client(owner('node-stranger')).undo(session.id), (e) => e.status === 404);
+});
+
 test('a file uploaded with uploadAttachment goes with the message and downloads from attachmentUrl', async () => {
   const who = owner('node-files');
   const c = client(who);

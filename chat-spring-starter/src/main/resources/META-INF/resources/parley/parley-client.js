@@ -300,6 +300,17 @@ export class ParleyClient {
     return this.sendSafely(`/messages/${encodeURIComponent(messageId)}/edit`,
       { text, modelId, skill, maxIterations, context, clientTools: this.clientTools(), clientMessageId });
   }
+  /**
+   * Rolls the conversation back to an answer ("continue from here"): the session view ends there and the next
+   * message starts a new branch; what came after stays on its own branch (`switchBranch` brings it back).
+   */
+  rollBack(messageId) {
+    return this.request('POST', `/messages/${encodeURIComponent(messageId)}/rollback`);
+  }
+  /** Takes the session's last exchange back (kept on its own branch); resolves to the session view. */
+  undo(sessionId) {
+    return this.request('POST', `/sessions/${encodeURIComponent(sessionId)}/undo`);
+  }
   /** Makes the branch through this message (e.g. an edit's sibling) the active one; the thread view, as getSession. */
   switchBranch(messageId) {
     return this.request('POST', `/messages/${encodeURIComponent(messageId)}/activate`);

@@ -289,6 +289,18 @@ class BadInputChangesNothingHttpTest {
         activate.at(BASE + "/messages/" + NO_SUCH_ID + "/activate").bad(ALICE, null, null, 404);
         activate.common();
 
+        Endpoint rollback = new Endpoint(cases, "POST", "/messages/{id}/rollback",
+                BASE + "/messages/" + w.answer() + "/rollback");
+        rollback.at(BASE + "/messages/" + w.userMessage() + "/rollback").bad(ALICE, null, null, 400);
+        rollback.at(BASE + "/messages/" + w.bobAnswer() + "/rollback").bad(ALICE, null, null, 404);
+        rollback.at(BASE + "/messages/" + NO_SUCH_ID + "/rollback").bad(ALICE, null, null, 404);
+        rollback.common();
+
+        Endpoint undo = new Endpoint(cases, "POST", "/sessions/{id}/undo", BASE + "/sessions/" + w.session() + "/undo");
+        undo.at(BASE + "/sessions/" + w.bobSession() + "/undo").bad(ALICE, null, null, 404);
+        undo.at(BASE + "/sessions/" + NO_SUCH_ID + "/undo").bad(ALICE, null, null, 404);
+        undo.common();
+
         Endpoint agui = new Endpoint(cases, "POST", "/agui", BASE + "/agui");
         agui.bad(ALICE, json, "{}", 400);
         agui.bad(ALICE, json, "[]", 400);

@@ -18,7 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * What can be done to one message, under {@code parley.web.base-path}: answer it again (regenerate), edit and
- * resend it (a new branch), make its branch the active one, rate it. Another owner's message is {@code 404}.
+ * resend it (a new branch), make its branch the active one, roll the conversation back to it, rate it; and
+ * taking a session's last exchange back (undo). Another owner's message or session is {@code 404}.
  */
 @RestController
 @RequestMapping("${parley.web.base-path:/api/chat}")
@@ -62,6 +63,27 @@ public class MessagesController extends ParleyEndpoints {
     public ResponseEntity<byte[]> activate(HttpServletRequest request, @PathVariable("id") String id) {
         String owner = owner(request);
         return JsonBodies.ok(engine.switchBranch(owner, id));
+    }
+
+    /**
+     * Rolls the conversation back to this answer ("continue from here"): the active branch ends there and the next
+     * message starts a new branch after it; what came after stays on its own branch. The thread view, as
+     * {@code GET /sessions/{id}}. A user message is {@code 400}; while the session has a run {@code 409}.
+     */
+    @PostMapping("/messages/{id}/rollback")
+    public ResponseEntity<byte[]> rollBack(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        return JsonBodies.ok(engine.rollBack(owner, id));
+    }
+
+    /**
+     * Takes the session's last exchange back (its last user message and what followed, kept on their own
+     * branch). The thread view. {@code 409} while the session has a run, or when the last exchange is its first.
+     */
+    @PostMapping("/sessions/{id}/undo")
+    public ResponseEntity<byte[]> undo(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        return JsonBodies.ok(engine.undo(owner, id));
     }
 
     @PostMapping("/messages/{id}/feedback")
