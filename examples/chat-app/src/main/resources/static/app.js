@@ -710,11 +710,16 @@ function renderClarify(answer, clarify) {
 function renderActions(answer, latest) {
   const rating = state.feedback.get(answer.id);
   const usage = answer.usage ? `<span class="usage">${answer.usage.totalTokens} tokens</span>` : '';
-  const canRegenerate = latest && activeRuns().length === 0;
+  const idle = activeRuns().length === 0;
+  const canRegenerate = latest && idle;
+  // the first exchange has nothing before it to go back to (edit it instead)
+  const canUndo = latest && idle && (state.olderCursor || state.messages.filter((m) => m.type === 'user').length > 1);
   return `<div class="actions">
     <button type="button" data-action="up" class="${rating === 'up' ? 'chosen' : ''}" title="Good answer">${ICONS.up}</button>
     <button type="button" data-action="down" class="${rating === 'down' ? 'chosen' : ''}" title="Bad answer">${ICONS.down}</button>
     ${canRegenerate ? '<button type="button" data-action="regenerate" title="Answer again">↻ Regenerate</button>' : ''}
+    ${canUndo ? '<button type="button" data-action="undo" title="Take this exchange back (it stays on its own branch)">↶ Undo</button>' : ''}
+    ${!latest && idle ? '<button type="button" data-action="rollback" title="Continue the conversation from this answer; what follows stays on its own branch">⤺ Continue from here</button>' : ''}
     ${usage}
   </div>`;
 }
@@ -776,6 +781,10 @@ $('turns').addEventListener('click', attempt(async (e) => {
   } else if (action === 'regenerate') {
     const ticket = await client.regenerate(messageId);
     follow(ticket.runId);
+  } else if (action === 'rollback') {
+    applyView(await client.rollBack(messageId));
+  } else if (action === 'undo') {
+    applyView(await client.undo(state.sessionId));
   }
 }));
 

@@ -443,4 +443,39 @@ class ChatPageBrowserTest {
                 + " img.thumb')].pop(); return !!img && img.complete && img.naturalWidth === 30;")));
         screenshot("16-file-sent");
     }
+
+    /**
+     * "Continue from here" on an earlier answer rolls the conversation back to it; the next message starts a
+     * branch beside what followed (the switcher shows both), and Undo takes the last exchange back.
+     */
+    @Test
+    @Order(15)
+    void anEarlierAnswerCanBeContinuedFromAndTheLastExchangeUndone() throws IOException {
+        driver.findElement(By.id("new-session")).click();
+        for (String text : List.of("first question", "second question", "third question")) {
+            send(text);
+            awaitLastAnswerStatus("COMPLETED");
+        }
+        wait.until(d -> count("article.assistant [data-action='rollback']") == 2
+                && count("article.assistant [data-action='undo']") == 1);
+        js("document.querySelector(\"article.assistant [data-action='rollback']\").click()");
+        wait.until(d -> userTexts().equals(List.of("first question")));
+        assertThat(count("[data-action='undo']")).as("the first exchange has nothing before it").isZero();
+
+        send("second, differently");
+        awaitLastAnswerStatus("COMPLETED");
+        wait.until(d -> "2 / 2".equals(js("const p = [...document.querySelectorAll('.branch-position')].pop();"
+                + " return p ? p.innerText : ''")));
+        screenshot("17-continued-from-an-earlier-answer");
+        click("article.assistant [data-action='undo']");
+        wait.until(d -> userTexts().equals(List.of("first question")));
+        click(".user-turn [data-action='edit']");
+        assertThat(count(".edit-box")).isEqualTo(1);
+        click(".edit-box [data-action='edit-cancel']");
+    }
+
+    @SuppressWarnings("unchecked")
+    private List<String> userTexts() {
+        return (List<String>) js("return [...document.querySelectorAll('.user')].map(u => u.innerText)");
+    }
 }
