@@ -182,6 +182,11 @@ test('rollBack ends the conversation at an answer and undo takes the last exchan
   await assert.rejects(c.undo(session.id), (e) => e.status === 409 && e.code === 'CONFLICT');
   await assert.rejects(c.rollBack(one.userMessageId), (e) => e.status === 400);
   await assert.rejects(client(owner('node-stranger')).undo(session.id), (e) => e.status === 404);
+
+  const going = await finish(c, await c.continueAnswer(one.assistantMessageId));
+  const continued = await c.getSession(session.id);
+  assert.deepEqual(topLevel(continued).slice(-2), [going.userMessageId, going.assistantMessageId]);
+  await assert.rejects(c.continueAnswer(one.assistantMessageId), (e) => e.status === 409);
 });
 
 test('a file uploaded with uploadAttachment goes with the message and downloads from attachmentUrl', async () => {

@@ -707,6 +707,11 @@ function renderClarify(answer, clarify) {
   </div>`;
 }
 
+/** An answer that was stopped, failed, interrupted or cut off, which the agent can be asked to continue. */
+function endedEarly(answer) {
+  return ['CANCELLED', 'FAILED', 'INTERRUPTED'].includes(answer.status) || answer.truncated === true;
+}
+
 function renderActions(answer, latest) {
   const rating = state.feedback.get(answer.id);
   const usage = answer.usage ? `<span class="usage">${answer.usage.totalTokens} tokens</span>` : '';
@@ -718,6 +723,7 @@ function renderActions(answer, latest) {
     <button type="button" data-action="up" class="${rating === 'up' ? 'chosen' : ''}" title="Good answer">${ICONS.up}</button>
     <button type="button" data-action="down" class="${rating === 'down' ? 'chosen' : ''}" title="Bad answer">${ICONS.down}</button>
     ${canRegenerate ? '<button type="button" data-action="regenerate" title="Answer again">↻ Regenerate</button>' : ''}
+    ${canRegenerate && endedEarly(answer) ? '<button type="button" data-action="continue" title="Ask the agent to go on from where this answer stopped">→ Continue</button>' : ''}
     ${canUndo ? '<button type="button" data-action="undo" title="Take this exchange back (it stays on its own branch)">↶ Undo</button>' : ''}
     ${!latest && idle ? '<button type="button" data-action="rollback" title="Continue the conversation from this answer; what follows stays on its own branch">⤺ Continue from here</button>' : ''}
     ${usage}
@@ -780,6 +786,9 @@ $('turns').addEventListener('click', attempt(async (e) => {
     scheduleRender();
   } else if (action === 'regenerate') {
     const ticket = await client.regenerate(messageId);
+    follow(ticket.runId);
+  } else if (action === 'continue') {
+    const ticket = await client.continueAnswer(messageId);
     follow(ticket.runId);
   } else if (action === 'rollback') {
     applyView(await client.rollBack(messageId));

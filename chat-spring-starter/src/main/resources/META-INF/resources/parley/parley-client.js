@@ -307,6 +307,13 @@ export class ParleyClient {
   rollBack(messageId) {
     return this.request('POST', `/messages/${encodeURIComponent(messageId)}/rollback`);
   }
+  /**
+   * Continues an answer that was stopped, failed or cut off: a new run on the same branch asking the runtime to go
+   * on; resolves to its ticket, as startRun.
+   */
+  continueAnswer(messageId) {
+    return this.request('POST', `/messages/${encodeURIComponent(messageId)}/continue`);
+  }
   /** Takes the session's last exchange back (kept on its own branch); resolves to the session view. */
   undo(sessionId) {
     return this.request('POST', `/sessions/${encodeURIComponent(sessionId)}/undo`);

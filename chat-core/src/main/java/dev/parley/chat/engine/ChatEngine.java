@@ -129,6 +129,10 @@ import org.slf4j.LoggerFactory;
  * and return promptly: the agent's work runs on the engine's threads. Errors are {@link ChatException}s.
  */
 public final class ChatEngine implements AutoCloseable {
+    /** The message of a run that continues an answer ({@link #continueAnswer}). */
+    public static final String CONTINUE_PROMPT = "Continue from where your previous answer stopped, without repeating"
+            + " what it already says.";
+
     private static final Logger log = LoggerFactory.getLogger(ChatEngine.class);
 
     private final EngineContext ctx;
@@ -438,6 +442,23 @@ public final class ChatEngine implements AutoCloseable {
         Message message = ownedMessage(ownerId, answerMessageId);
         branches.rollBackTo(ownedThread(ownerId, message.threadId()), message);
         return getThread(ownerId, message.threadId());
+    }
+
+    /**
+     * Asks the runtime to go on with an answer that ended early — stopped, failed, interrupted, cut at the model's
+     * length limit or its iteration budget: a new run on the same branch with the message
+     * {@link #CONTINUE_PROMPT}, whose runtime has the conversation including the partial answer (its session, or
+     * the history). Returns its ticket, as {@link #startRun}.
+     *
+     * @throws ChatException NOT_FOUND for an unknown message or another owner's; INVALID_INPUT if it is not an
+     *     assistant message; CONFLICT while the thread has an active run, or if it is not the last answer of the
+     *     active branch (roll back to it first)
+     */
+    public RunTicket continueAnswer(String ownerId, String answerMessageId) {
+        Message message = ownedMessage(ownerId, answerMessageId);
+        ChatThread thread = ownedThread(ownerId, message.threadId());
+        branches.requireContinuable(thread, message);
+        return startRun(ownerId, thread.id(), StartRun.of(CONTINUE_PROMPT));
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.StatusMessage;
 import dev.parley.chat.testing.ScriptedModel;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** How the agent loop ends a run by the model's finish reason: none (a cut stream), the length limit, stop. */
@@ -50,6 +51,25 @@ class FinishReasonTest extends AgentLoopFixture {
             assertThat(run.status()).isEqualTo(RunStatus.FAILED);
             assertThat(lookups).isEmpty();
             assertThat(model.requests()).hasSize(1);
+        }
+    }
+
+    /** An answer cut at the length limit is continued: the model gets the partial answer, then the request to go on. */
+    @Test
+    void anAnswerCutAtTheLengthLimitCanBeContinuedAndTheModelSeesWhereItStopped() {
+        ScriptedModel model = ScriptedModel.replying(reply().text("The three reasons are: first, ").finish("length"),
+                reply().text("cost; second, time; third, risk.").finish("stop"));
+        try (ChatEngine engine = engine(model, b -> b)) {
+            Run cut = runToEnd(engine, NewThread.empty(), "why?");
+            String runId = engine.continueAnswer(ALICE, cut.assistantMessageId()).runId();
+            Run next = dev.parley.chat.testing.Await.until(() -> engine.state(ALICE, runId).run(),
+                    r -> r.status().isTerminal(), "the continuing run");
+
+            assertThat(next.status()).isEqualTo(RunStatus.SUCCEEDED);
+            assertThat(answer(next)).isEqualTo("cost; second, time; third, risk.");
+            assertThat(model.requests().get(1).messages()).containsExactly(new ModelMessage.User("why?"),
+                    new ModelMessage.Assistant("The three reasons are: first, ", List.of()),
+                    new ModelMessage.User(ChatEngine.CONTINUE_PROMPT));
         }
     }
 

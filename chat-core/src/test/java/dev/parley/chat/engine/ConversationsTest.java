@@ -145,6 +145,39 @@ class ConversationsTest extends EngineTestSupport {
         assertCode(ErrorCode.CONFLICT, () -> engine.undo(ALICE, empty));
     }
 
+    /**
+     * A stopped answer is continued by a new run on the same branch: the runtime has the partial answer in the
+     * conversation and is asked to go on. Only the branch's last answer, and not while a run is going on.
+     */
+    @Test
+    void aStoppedAnswerIsContinuedWithThePartialAnswerInTheConversation() {
+        ScriptedRuntime runtime = ScriptedRuntime.of(r -> r.userMessage().equals("long")
+                ? Scripts.streamsUntilCancelled() : Scripts.instant("and the rest."));
+        ChatEngine engine = engine(runtime);
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket first = send(engine, threadId, "hello");
+        RunTicket stopped = engine.startRun(ALICE, threadId, StartRun.of("long"));
+        await(() -> runtime.isPlaying(stopped.runId()), playing -> playing, "the long run");
+        assertCode(ErrorCode.CONFLICT, () -> engine.continueAnswer(ALICE, first.assistantMessageId()));
+        engine.cancel(ALICE, stopped.runId());
+        awaitRun(engine, stopped.runId(), RunStatus.CANCELLED);
+
+        assertCode(ErrorCode.CONFLICT, () -> engine.continueAnswer(ALICE, first.assistantMessageId()));
+        assertCode(ErrorCode.INVALID_INPUT, () -> engine.continueAnswer(ALICE, stopped.userMessageId()));
+        assertCode(ErrorCode.NOT_FOUND, () -> engine.continueAnswer(MALLORY, stopped.assistantMessageId()));
+        RunTicket going = engine.continueAnswer(ALICE, stopped.assistantMessageId());
+        awaitRun(engine, going.runId(), RunStatus.SUCCEEDED);
+        RunRequest request = runtime.requests().get(2);
+        assertThat(request.userMessage()).isEqualTo(ChatEngine.CONTINUE_PROMPT);
+        assertThat(store.findMessage(going.userMessageId()).orElseThrow().parentMessageId())
+                .as("on the same branch").isEqualTo(stopped.assistantMessageId());
+        assertThat(request.history().messages()).as("the conversation, with the partial answer last")
+                .last().satisfies(m -> {
+                    assertThat(m.id()).isEqualTo(stopped.assistantMessageId());
+                    assertThat(((dev.parley.chat.model.AssistantMessage) m).text()).isEqualTo("Partial answer");
+                });
+    }
+
     @Test
     void editingAndSwitchingFollowTheRulesOfABusyThread() {
         ScriptedRuntime runtime = ScriptedRuntime.of(r -> r.userMessage().equals("long") ? Scripts.streamsUntilCancelled()

@@ -296,6 +296,13 @@ class BadInputChangesNothingHttpTest {
         rollback.at(BASE + "/messages/" + NO_SUCH_ID + "/rollback").bad(ALICE, null, null, 404);
         rollback.common();
 
+        Endpoint proceed = new Endpoint(cases, "POST", "/messages/{id}/continue",
+                BASE + "/messages/" + w.answer() + "/continue");
+        proceed.at(BASE + "/messages/" + w.userMessage() + "/continue").bad(ALICE, null, null, 400);
+        proceed.at(BASE + "/messages/" + w.bobAnswer() + "/continue").bad(ALICE, null, null, 404);
+        proceed.at(BASE + "/messages/" + NO_SUCH_ID + "/continue").bad(ALICE, null, null, 404);
+        proceed.common();
+
         Endpoint undo = new Endpoint(cases, "POST", "/sessions/{id}/undo", BASE + "/sessions/" + w.session() + "/undo");
         undo.at(BASE + "/sessions/" + w.bobSession() + "/undo").bad(ALICE, null, null, 404);
         undo.at(BASE + "/sessions/" + NO_SUCH_ID + "/undo").bad(ALICE, null, null, 404);

@@ -446,7 +446,8 @@ class ChatPageBrowserTest {
 
     /**
      * "Continue from here" on an earlier answer rolls the conversation back to it; the next message starts a
-     * branch beside what followed (the switcher shows both), and Undo takes the last exchange back.
+     * branch beside what followed (the switcher shows both), and Undo takes the last exchange back. A stopped
+     * answer offers "Continue", which asks the agent to go on in a new exchange.
      */
     @Test
     @Order(15)
@@ -469,9 +470,15 @@ class ChatPageBrowserTest {
         screenshot("17-continued-from-an-earlier-answer");
         click("article.assistant [data-action='undo']");
         wait.until(d -> userTexts().equals(List.of("first question")));
-        click(".user-turn [data-action='edit']");
-        assertThat(count(".edit-box")).isEqualTo(1);
-        click(".edit-box [data-action='edit-cancel']");
+
+        send("slow, and I will stop you half way");
+        wait.until(d -> lastAnswerText().length() > 10);
+        driver.findElement(By.id("stop")).click();
+        awaitLastAnswerStatus("CANCELLED");
+        click("article.assistant [data-action='continue']");
+        wait.until(d -> userTexts().size() == 3 && userTexts().get(2).startsWith("Continue from where"));
+        awaitLastAnswerStatus("COMPLETED");
+        assertThat(count("[data-action='continue']")).as("offered only on an answer that ended early").isZero();
     }
 
     @SuppressWarnings("unchecked")

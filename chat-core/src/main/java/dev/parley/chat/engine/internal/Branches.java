@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Moves the end of a thread's active branch (its active leaf): to another branch ({@link #switchTo}), back to an
- * earlier answer ({@link #rollBackTo}), or to before the last exchange ({@link #undo}). Nothing is deleted: every
+ * earlier answer ({@link #rollBackTo}), or to before the last exchange ({@link #undo}); and checks that an answer
+ * ends it, to be continued ({@link #requireContinuable}). Nothing is deleted: every
  * message stays reachable by switching to its branch. A move is refused while the thread has a run, and written
  * only if the leaf is still the one read (a message sent meanwhile wins). Thread-safe.
  */
@@ -71,6 +72,21 @@ public final class Branches {
         }
         move(thread, before, "undo");
         return before;
+    }
+
+    /**
+     * Checks that {@code message} is the answer ending the active branch and the thread is idle, so that a new
+     * run can go on from it.
+     */
+    public void requireContinuable(ChatThread thread, Message message) {
+        if (!(message instanceof AssistantMessage)) {
+            throw ChatException.invalidInput("only an answer of the assistant can be continued");
+        }
+        requireIdle(thread, "continue");
+        if (!message.id().equals(views.activeLeaf(thread))) {
+            throw ChatException.conflict("only the last answer of the conversation can be continued; roll back to"
+                    + " this one first");
+        }
     }
 
     private Optional<UserMessage> lastUserMessage(ChatThread thread) {

@@ -18,7 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * What can be done to one message, under {@code parley.web.base-path}: answer it again (regenerate), edit and
- * resend it (a new branch), make its branch the active one, roll the conversation back to it, rate it; and
+ * resend it (a new branch), make its branch the active one, roll the conversation back to it, continue it,
+ * rate it; and
  * taking a session's last exchange back (undo). Another owner's message or session is {@code 404}.
  */
 @RestController
@@ -74,6 +75,17 @@ public class MessagesController extends ParleyEndpoints {
     public ResponseEntity<byte[]> rollBack(HttpServletRequest request, @PathVariable("id") String id) {
         String owner = owner(request);
         return JsonBodies.ok(engine.rollBack(owner, id));
+    }
+
+    /**
+     * Continues this answer (one that was stopped, failed, was interrupted or cut off): a new run on the same
+     * branch asking the runtime to go on, {@code 202} with its ticket. Not the branch's last answer, or while the
+     * session has a run: {@code 409}.
+     */
+    @PostMapping("/messages/{id}/continue")
+    public ResponseEntity<byte[]> continueAnswer(HttpServletRequest request, @PathVariable("id") String id) {
+        String owner = owner(request);
+        return JsonBodies.json(HttpStatus.ACCEPTED, engine.continueAnswer(owner, id));
     }
 
     /**
