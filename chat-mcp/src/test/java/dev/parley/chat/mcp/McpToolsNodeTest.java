@@ -250,16 +250,16 @@ class McpToolsNodeTest {
     @Test
     void aCallLongerThanItsTimeoutIsAnErrorResultAndTheServerStaysForTheNextCall() {
         Path pidFile = dir.resolve("pid");
-        McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(2));
+        McpServer server = McpTestServers.everythingTellingItsPid("ev", pidFile).withCallTimeout(Duration.ofSeconds(5));
         try (McpTools tools = McpTools.builder().server(server).build(); ChatEngine engine = engine(tools)) {
             Run run = runToEnd(engine, ALICE, """
-                    ev__trigger-long-running-operation {"duration":6,"steps":2}
+                    ev__trigger-long-running-operation {"duration":12,"steps":2}
                     ev__echo {"message":"still here"}""");
             assertThat(run.status()).isEqualTo(RunStatus.SUCCEEDED);
             List<ModelMessage.ToolResult> results = ScriptedTurns.lastResults(model);
             assertThat(results.get(0)).satisfies(r -> {
                 assertThat(r.error()).isTrue();
-                assertThat(r.result()).contains("the MCP server ev did not answer within 2 s");
+                assertThat(r.result()).contains("the MCP server ev did not answer within 5 s");
             });
             long pid = readPid(pidFile);
             assertThat(results.get(1).result()).isEqualTo("Echo: still here");
