@@ -101,7 +101,7 @@ class ConversationsTest extends EngineTestSupport {
      * back the same way.
      */
     @Test
-    void rollingBackOrUndoingMovesTheBranchEndAndTheRuntimeSeesNothingAfterIt() {
+    void rollingBackOrUndoingMovesTheBranchEndAndTheRuntimeSeesNothingAfterIt() throws Exception {
         ScriptedRuntime runtime = ScriptedRuntime.playing(echoInASession());
         ChatEngine engine = engine(runtime);
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
@@ -131,6 +131,11 @@ class ConversationsTest extends EngineTestSupport {
         assertThat(afterUndo.history().messages()).extracting(Message::id).containsExactly(first.userMessageId(),
                 first.assistantMessageId(), second.userMessageId(), second.assistantMessageId());
 
+        java.io.ByteArrayOutputStream markdown = new java.io.ByteArrayOutputStream();
+        engine.exportThread(ALICE, threadId, ExportFormat.MARKDOWN, markdown);
+        assertThat(markdown.toString(StandardCharsets.UTF_8)).as("the branch point shows in the Markdown").contains(
+                "**You:**\n\none\n", "**You:** _(version 1 of 2 here: the conversation branched; the JSON export"
+                        + " holds every branch)_\n\ntwo\n", "**You:** _(version 2 of 2 here");
         engine.undo(ALICE, threadId);
         assertThat(topLevelIds(engine.undo(ALICE, threadId)))
                 .containsExactly(first.userMessageId(), first.assistantMessageId());
@@ -436,7 +441,8 @@ class ConversationsTest extends EngineTestSupport {
         ByteArrayOutputStream markdown = new ByteArrayOutputStream();
         engine.exportThread(ALICE, threadId, ExportFormat.MARKDOWN, markdown);
         String text = markdown.toString(StandardCharsets.UTF_8);
-        assertThat(text).startsWith("# Trip\n").contains("**You:**\n\nnew question", "answer to new question",
+        assertThat(text).startsWith("# Trip\n").contains("**You:** _(version 2 of 2 here: the conversation branched; the JSON"
+                + " export holds every branch)_\n\nnew question", "answer to new question",
                 "Tool `web_search`").doesNotContain("old question");
         assertThat(text.indexOf("tools")).isLessThan(text.indexOf("new question"));
         assertCode(ErrorCode.NOT_FOUND, () -> engine.exportThread(MALLORY, threadId, ExportFormat.JSON,

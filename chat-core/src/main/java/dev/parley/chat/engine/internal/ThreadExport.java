@@ -162,7 +162,8 @@ public final class ThreadExport {
     /**
      * The active branch as Markdown: the title, then each turn — the person's message, the answer with its
      * tool calls, questions and approvals summed up in a line each (thinking is left out). A message's files are
-     * listed under it, linked through {@code linkOf} when given.
+     * listed under it, linked through {@code linkOf} when given; where the conversation branched (an edit, a
+     * roll-back) the person's message says which version it is.
      */
     public void markdown(ChatThread thread, OutputStream out, @Nullable Function<MessageAttachment, String> linkOf)
             throws IOException {
@@ -171,9 +172,15 @@ public final class ThreadExport {
         List<String> ids = activeBranchIds(thread);
         for (int from = 0; from < ids.size(); from += page) {
             List<Message> read = store.findMessages(ids.subList(from, Math.min(ids.size(), from + page)));
+            List<String> userIds = read.stream().filter(UserMessage.class::isInstance).map(Message::id).toList();
+            Map<String, List<String>> siblings = userIds.isEmpty() ? Map.of()
+                    : store.findUserSiblingIds(thread.id(), userIds);
             for (Message message : read) {
                 if (message instanceof UserMessage user) {
-                    text.write("\n**You:**\n\n" + user.text().strip() + "\n");
+                    List<String> versions = siblings.getOrDefault(user.id(), List.of());
+                    String fork = versions.size() < 2 ? "" : " _(version " + (versions.indexOf(user.id()) + 1) + " of "
+                            + versions.size() + " here: the conversation branched; the JSON export holds every branch)_";
+                    text.write("\n**You:**" + fork + "\n\n" + user.text().strip() + "\n");
                     writeAttachments(text, user.attachments(), linkOf);
                 } else if (message instanceof AssistantMessage answer) {
                     text.write("\n**Assistant:**\n\n");
