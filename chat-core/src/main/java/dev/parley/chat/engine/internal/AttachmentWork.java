@@ -25,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -119,13 +120,37 @@ public final class AttachmentWork {
         try {
             saved = meta.saveAttachment(fresh);
         } catch (RuntimeException e) {
-            deleteQuietly(key);
-            throw e;
+            saved = storedDespite(meta, fresh, e);
         }
         if (!saved.blobKey().equals(key)) {
             deleteQuietly(key);
         }
         return saved;
+    }
+
+    /**
+     * The attachment a failed save stored all the same (its commit happened, its answer was lost: a row names
+     * the new blob, or the owner's equal one), read back; otherwise the failure, once the new blob is deleted.
+     * When the store cannot say, the blob stays, as a row may name it: the owner's erasure deletes it if none does.
+     */
+    private Attachment storedDespite(AttachmentStore meta, Attachment fresh, RuntimeException failure) {
+        if (failure instanceof ChatException refused && refused.code() != ErrorCode.STORE_FAILURE) {
+            deleteQuietly(fresh.blobKey());
+            throw failure;
+        }
+        Optional<Attachment> stored;
+        try {
+            stored = meta.findAttachment(fresh.id());
+        } catch (RuntimeException unknown) {
+            failure.addSuppressed(unknown);
+            throw failure;
+        }
+        if (stored.isEmpty()) {
+            deleteQuietly(fresh.blobKey());
+            throw failure;
+        }
+        log.info("Saving attachment {} failed after it took effect; it is kept", fresh.id());
+        return stored.get();
     }
 
     /**
