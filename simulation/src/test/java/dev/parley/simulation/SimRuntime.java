@@ -325,44 +325,6 @@ final class SimRuntime implements RuntimeAdapter {
     private record Expired(String inputId) {
     }
 
-    /**
-     * Everything one run sent, kept as a Bridge keeps a run's frames: every stream of the run reads from it.
-     * Ends with the script, with the failure its stream reports, or none.
-     */
-    static final class Journal {
-        private final List<AgentStreamEvent> items = new java.util.ArrayList<>();
-        private boolean ended;
-        private @org.jspecify.annotations.Nullable Exception failure;
-
-        synchronized int add(AgentStreamEvent item) {
-            items.add(item);
-            notifyAll();
-            return items.size();
-        }
-
-        synchronized void end(@org.jspecify.annotations.Nullable Exception failure) {
-            this.failure = failure;
-            ended = true;
-            notifyAll();
-        }
-
-        synchronized @org.jspecify.annotations.Nullable Exception failure() {
-            return failure;
-        }
-
-        synchronized List<AgentStreamEvent> items() {
-            return List.copyOf(items);
-        }
-
-        /** Item {@code index}, once sent; null if the run ended before it. */
-        synchronized @org.jspecify.annotations.Nullable AgentStreamEvent await(int index) throws InterruptedException {
-            while (items.size() <= index && !ended) {
-                wait();
-            }
-            return index < items.size() ? items.get(index) : null;
-        }
-    }
-
     /** One run's script, on its own thread. */
     private final class Player {
         private final RunRequest request;
