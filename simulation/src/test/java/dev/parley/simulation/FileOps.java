@@ -193,12 +193,13 @@ final class FileOps {
 
     private void sendOwn(ChatEngine engine, Op.SendFiles op, World.ThreadRef thread, List<String> ids) {
         long faultsBefore = world.faults.injectedHere();
+        long mark = world.deletionMark();
         RunTicket ticket;
         try {
             ticket = engine.startRun(thread.owner(), thread.id(), World.message(op.script()).withAttachments(ids));
         } catch (ChatException e) {
             if (e.code() == ErrorCode.NOT_FOUND && world.faults.injectedHere() == faultsBefore
-                    && world.current(thread) != null) {
+                    && world.noDeletionSince(mark) && world.current(thread) != null) {
                 world.violated("a thread's uploads can be sent with its messages", "op " + op.id() + " " + op
                         + ": sending " + ids + " to thread " + thread.id() + " was NOT_FOUND: " + e.getMessage());
             }

@@ -102,14 +102,14 @@ final class Operations {
                     engine.deleteThread(world.otherOwner(thread.owner()), thread.id());
                     return null;
                 });
-                engine.deleteThread(thread.owner(), thread.id());
+                world.deleting(() -> engine.deleteThread(thread.owner(), thread.id()));
                 world.deleted.add(thread);
             }
         } else if (op instanceof Op.EraseOwner erase) {
             String owner = World.OWNERS.get(erase.owner());
             List<World.ThreadRef> before = world.threads.stream().filter(t -> t.owner().equals(owner)).toList();
             FileOps.BeforeErasure kept = files.beforeErasure(owner);
-            engine.eraseOwner(owner);
+            world.deleting(() -> engine.eraseOwner(owner));
             world.deleted.addAll(before);
             files.erased(erase, kept);
         } else if (op instanceof Op.Compact) {

@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
@@ -112,6 +113,34 @@ final class World implements AutoCloseable {
         for (int i = 0; i < settings.instances(); i++) {
             start(i);
         }
+    }
+
+    /** Thread deletes and erasures begun and ended, to tell whether one ran beside a call. */
+    private final AtomicLong deletionsBegun = new AtomicLong();
+    private final AtomicLong deletionsEnded = new AtomicLong();
+
+    /** Runs a thread delete or an erasure, counted. */
+    void deleting(Runnable deletion) {
+        deletionsBegun.incrementAndGet();
+        try {
+            deletion.run();
+        } finally {
+            deletionsEnded.incrementAndGet();
+        }
+    }
+
+    /** A mark for {@link #noDeletionSince}: -1 while a deletion runs. */
+    long deletionMark() {
+        long begun = deletionsBegun.get();
+        return deletionsEnded.get() == begun ? begun : -1;
+    }
+
+    /**
+     * True if no deletion ran since the mark: a message refused as NOT_FOUND was refused for its thread being
+     * deleted only if one did (the engine refuses it from the moment the delete is called).
+     */
+    boolean noDeletionSince(long mark) {
+        return mark >= 0 && deletionsBegun.get() == mark;
     }
 
     /** Records a broken promise; the simulation stops at the first. */
