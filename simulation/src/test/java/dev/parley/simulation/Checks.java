@@ -34,16 +34,18 @@ final class Checks {
 
     private final World world;
     private final ChatStore store;
+    private final FileChecks files;
     private int sendsChecked;
     private long checks;
 
     Checks(World world) {
         this.world = world;
         this.store = world.store;
+        this.files = new FileChecks(world);
     }
 
     long count() {
-        return checks;
+        return checks + files.count();
     }
 
     /** The promises that hold at every moment, even while runs go on. */
@@ -55,6 +57,7 @@ final class Checks {
         deletedConversationsAreForgotten();
         newMessagesFollowTheBranch();
         anotherOwnersIdsAreNotFound();
+        files.afterStep();
     }
 
     /** Every promise, once no run is active any more. */
@@ -66,6 +69,7 @@ final class Checks {
         subscribersSawEachEventOnceInOrder();
         storedMessagesAreTheFoldOfStoredEvents();
         runtimesGotExactlyTheBranchBeforeTheMessage();
+        files.atTheEnd();
     }
 
     private void violated(String invariant, String detail) {

@@ -18,12 +18,15 @@ final class Faults {
     /** The store calls that change something: a failure after them has taken effect. */
     private static final Set<String> WRITES = Set.of("createThread", "updateThread", "deleteThread", "write",
             "reserveSeq", "compactRunEvents", "answerInput", "reopenInput", "closeInput", "cancelPendingInputs",
-            "rememberApproval", "saveFeedback", "claimHostAction", "completeHostAction", "leaseRuns", "takeOverRun");
+            "rememberApproval", "saveFeedback", "claimHostAction", "completeHostAction", "leaseRuns", "takeOverRun",
+            "saveAttachment", "forgetBlobs", "blob.put", "blob.delete", "blob.deleteOwner");
 
     private final Random random;
     private final double rate;
     private volatile boolean on;
     private final AtomicLong injected = new AtomicLong();
+    /** Faults injected on the calling thread, to tell whether a call of an operation met one. */
+    private final ThreadLocal<long[]> injectedHere = ThreadLocal.withInitial(() -> new long[1]);
 
     /** @param rate the base probability of a fault at each point (0 switches faults off for good) */
     Faults(long seed, double rate) {
@@ -44,6 +47,16 @@ final class Faults {
         return injected.get();
     }
 
+    /** How many faults were injected on the calling thread so far (also the failures of a dead instance). */
+    long injectedHere() {
+        return injectedHere.get()[0];
+    }
+
+    /** Notes a failure the world caused on the calling thread that is not drawn (a dead instance's store). */
+    void noteHere() {
+        injectedHere.get()[0]++;
+    }
+
     private boolean draw(double probability) {
         if (!on) {
             return false;
@@ -54,6 +67,7 @@ final class Faults {
         }
         if (hit) {
             injected.incrementAndGet();
+            injectedHere.get()[0]++;
         }
         return hit;
     }

@@ -88,6 +88,44 @@ sealed interface Op {
     record Advance(int id, int instance, long millis) implements Op {
     }
 
+    /** How a file is uploaded. */
+    enum UploadKind {
+        /** As it is, to a thread of the caller's. */
+        RIGHT,
+        /** With a claimed type its content contradicts (INVALID_INPUT expected, nothing stored). */
+        MISLABELLED,
+        /** Larger than a file may be (TOO_LARGE expected, nothing stored). */
+        TOO_LARGE,
+        /** To another owner's thread (NOT_FOUND expected, nothing stored). */
+        OTHER_OWNER
+    }
+
+    /** Uploads the {@code file}-th of the simulation's few files ({@link FileOps#FILES}) to a thread. */
+    record Upload(int id, int instance, int thread, int file, UploadKind kind) implements Op {
+    }
+
+    /** Where the files a message sends come from. */
+    enum FilesFrom {
+        /** Its thread's uploads. */
+        THREAD,
+        /** An upload to another thread of the owner (NOT_FOUND expected, nothing stored). */
+        OTHER_THREAD,
+        /** Another owner's upload (NOT_FOUND expected, nothing stored). */
+        OTHER_OWNER
+    }
+
+    /**
+     * Sends a message with up to {@code count} of the files uploaded to its thread, or with one from elsewhere
+     * too; {@code thread} names an upload (whose thread it is sent to) or, for one from elsewhere, a thread.
+     */
+    record SendFiles(int id, int instance, int thread, int count, SimRuntime.Script script, FilesFrom from)
+            implements Op {
+    }
+
+    /** Reads an upload from an offset (the start, within, its end, past it); as another owner, NOT_FOUND. */
+    record OpenFile(int id, int instance, int upload, int offset, boolean otherOwner) implements Op {
+    }
+
     /** The operations of one step, run at the same moment by as many callers. */
     record Step(List<Op> ops) {
     }
@@ -110,7 +148,7 @@ sealed interface Op {
 
     private static Op next(Random r, int id, int instances, boolean cluster, int owners) {
         int at = r.nextInt(instances);
-        int pick = r.nextInt(1000);
+        int pick = r.nextInt(1140);
         int any = r.nextInt(1 << 20);
         SimRuntime.Script script = SimRuntime.Script.values()[r.nextInt(SimRuntime.Script.values().length)];
         if (pick < 70) {
@@ -145,8 +183,25 @@ sealed interface Op {
             return new Restart(id, at);
         } else if (pick < 875 && cluster) {
             return new Kill(id, at);
+        } else if (pick >= 1000) {
+            return files(r, id, at, pick - 1000, any, script);
         } else {
             return new Advance(id, at, 20 + r.nextInt(r.nextInt(10) == 0 ? 3_000 : 400));
+        }
+    }
+
+    /** An operation on attachments, {@code pick} below 140. */
+    private static Op files(Random r, int id, int at, int pick, int any, SimRuntime.Script script) {
+        if (pick < 60) {
+            int kind = r.nextInt(10);
+            return new Upload(id, at, any, r.nextInt(FileOps.FILES.size()), kind < 7 ? UploadKind.RIGHT
+                    : UploadKind.values()[kind - 6]);
+        } else if (pick < 110) {
+            int from = r.nextInt(10);
+            return new SendFiles(id, at, any, 1 + r.nextInt(3), script, from < 8 ? FilesFrom.THREAD
+                    : FilesFrom.values()[from - 7]);
+        } else {
+            return new OpenFile(id, at, any, r.nextInt(4), r.nextInt(8) == 0);
         }
     }
 }

@@ -30,9 +30,11 @@ import java.util.function.Supplier;
  */
 final class Operations {
     private final World world;
+    private final FileOps files;
 
     Operations(World world) {
         this.world = world;
+        this.files = new FileOps(world);
     }
 
     void run(Op op) {
@@ -100,14 +102,16 @@ final class Operations {
                     engine.deleteThread(world.otherOwner(thread.owner()), thread.id());
                     return null;
                 });
-                engine.deleteThread(thread.owner(), thread.id());
+                world.deleting(() -> engine.deleteThread(thread.owner(), thread.id()));
                 world.deleted.add(thread);
             }
         } else if (op instanceof Op.EraseOwner erase) {
             String owner = World.OWNERS.get(erase.owner());
             List<World.ThreadRef> before = world.threads.stream().filter(t -> t.owner().equals(owner)).toList();
-            engine.eraseOwner(owner);
+            FileOps.BeforeErasure kept = files.beforeErasure(owner);
+            world.deleting(() -> engine.eraseOwner(owner));
             world.deleted.addAll(before);
+            files.erased(erase, kept);
         } else if (op instanceof Op.Compact) {
             engine.compactEventLogs(Duration.ofMillis(1));
         } else if (op instanceof Op.Restart restart) {
@@ -116,6 +120,12 @@ final class Operations {
             world.kill(kill.instance() % world.instances());
         } else if (op instanceof Op.Advance advance) {
             world.time.advance(advance.millis());
+        } else if (op instanceof Op.Upload upload) {
+            files.upload(engine, upload);
+        } else if (op instanceof Op.SendFiles send) {
+            files.sendFiles(engine, send);
+        } else if (op instanceof Op.OpenFile open) {
+            files.openFile(engine, open);
         }
     }
 

@@ -7,8 +7,10 @@ import dev.parley.chat.input.ApprovalDecision;
 import dev.parley.chat.input.ApprovalRequest;
 import dev.parley.chat.input.ClarifyRequest;
 import dev.parley.chat.model.Message;
+import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ApprovalReply;
+import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.ClarifyReply;
 import dev.parley.chat.runtime.RunProgress;
@@ -85,12 +87,21 @@ final class SimRuntime implements RuntimeAdapter {
     record Received(RunRequest request, List<String> historyIds, boolean retry) {
     }
 
+    /**
+     * A file a run's question listed, as the runtime read it through the request: the SHA-256 and length of its
+     * bytes, or the code it could not be read with and whether a fault was injected meanwhile.
+     */
+    record ReceivedFile(RunRequest request, MessageAttachment listed, @org.jspecify.annotations.Nullable String sha256,
+            long size, @org.jspecify.annotations.Nullable ErrorCode failure, boolean faulted) {
+    }
+
     private final VirtualTime time;
     private final Faults faults;
     private final Map<String, Player> players = new ConcurrentHashMap<>();
     /** Answers and tool results that reached the runtime, per "runId/inputOrExecutionId". */
     private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final List<ReceivedFile> files = new CopyOnWriteArrayList<>();
     /** Where each answer was first delivered from, and where a second delivery came from (for the report). */
     private final Map<String, String> firstDeliveries = new ConcurrentHashMap<>();
     private final Map<String, String> duplicates = new ConcurrentHashMap<>();
@@ -126,6 +137,11 @@ final class SimRuntime implements RuntimeAdapter {
         return received;
     }
 
+    /** Every file a run's question listed, as the runtime read it. */
+    List<ReceivedFile> files() {
+        return files;
+    }
+
     Set<String> forgottenConversations() {
         return forgotten;
     }
@@ -145,6 +161,12 @@ final class SimRuntime implements RuntimeAdapter {
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.CANCEL, Capability.CLARIFY, Capability.APPROVALS, Capability.HOST_TOOLS,
                 Capability.REATTACH, Capability.RESUME);
+    }
+
+    /** The types of the files the simulation uploads ({@link FileOps#FILES}). */
+    @Override
+    public AttachmentSupport attachmentSupport() {
+        return AttachmentSupport.of("image/png", "application/pdf", "text/plain");
     }
 
     @Override
@@ -167,6 +189,7 @@ final class SimRuntime implements RuntimeAdapter {
         List<String> history = request.history().messages().stream()
                 .filter(m -> m.kind().isTopLevel()).map(Message::id).toList();
         received.add(new Received(request, history, retry));
+        readFiles(request);
         Script script = Script.of(request.userMessage());
         Journal journal = new Journal();
         journals.put(request.runId(), journal);
@@ -188,6 +211,19 @@ final class SimRuntime implements RuntimeAdapter {
         thread.setDaemon(true);
         thread.start();
         return follow(request.runId(), journal, 0);
+    }
+
+    /** Reads the bytes of each file the question lists, as a runtime passing them to its model does. */
+    private void readFiles(RunRequest request) {
+        for (MessageAttachment file : request.attachments()) {
+            long faultsBefore = faults.injectedHere();
+            try {
+                byte[] bytes = request.attachmentContent().readAllBytes(file);
+                files.add(new ReceivedFile(request, file, FileOps.sha256(bytes), bytes.length, null, false));
+            } catch (ChatException e) {
+                files.add(new ReceivedFile(request, file, null, -1, e.code(), faults.injectedHere() > faultsBefore));
+            }
+        }
     }
 
     /**
@@ -323,44 +359,6 @@ final class SimRuntime implements RuntimeAdapter {
     }
 
     private record Expired(String inputId) {
-    }
-
-    /**
-     * Everything one run sent, kept as a Bridge keeps a run's frames: every stream of the run reads from it.
-     * Ends with the script, with the failure its stream reports, or none.
-     */
-    static final class Journal {
-        private final List<AgentStreamEvent> items = new java.util.ArrayList<>();
-        private boolean ended;
-        private @org.jspecify.annotations.Nullable Exception failure;
-
-        synchronized int add(AgentStreamEvent item) {
-            items.add(item);
-            notifyAll();
-            return items.size();
-        }
-
-        synchronized void end(@org.jspecify.annotations.Nullable Exception failure) {
-            this.failure = failure;
-            ended = true;
-            notifyAll();
-        }
-
-        synchronized @org.jspecify.annotations.Nullable Exception failure() {
-            return failure;
-        }
-
-        synchronized List<AgentStreamEvent> items() {
-            return List.copyOf(items);
-        }
-
-        /** Item {@code index}, once sent; null if the run ended before it. */
-        synchronized @org.jspecify.annotations.Nullable AgentStreamEvent await(int index) throws InterruptedException {
-            while (items.size() <= index && !ended) {
-                wait();
-            }
-            return index < items.size() ? items.get(index) : null;
-        }
     }
 
     /** One run's script, on its own thread. */

@@ -2,6 +2,7 @@ package dev.parley.simulation;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.Attachment;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.DoubleTexting;
 import dev.parley.chat.engine.EngineLimits;
@@ -27,13 +28,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one simulation runs and knows: the engines (one per instance), the store they share, the
  * runtime, virtual time, the faults, and what the operations created — threads, runs, messages,
- * subscriptions — for the operations to refer to and the checks to verify. Thread-safe: the operations of a
+ * subscriptions, uploads — for the operations to refer to and the checks to verify. The engines keep attachment
+ * bytes in the database's blob store, behind the same faults as the store. Thread-safe: the operations of a
  * step run on several callers at once.
  */
 final class World implements AutoCloseable {
@@ -50,6 +53,17 @@ final class World implements AutoCloseable {
     }
 
     record Subscription(String runId, String owner, long after, Subscriber subscriber) {
+    }
+
+    /** An upload that succeeded: the attachment as the engine returned it, which file it holds, its thread. */
+    record Upload(Attachment attachment, int file, ThreadRef thread) {
+    }
+
+    /** What the store calls of one operation's upload did: the keys its puts returned, its saved rows. */
+    record Trace(List<String> puts, AtomicInteger saves) {
+        static Trace start() {
+            return new Trace(new CopyOnWriteArrayList<>(), new AtomicInteger());
+        }
     }
 
     final Simulation.Settings settings;
@@ -74,6 +88,13 @@ final class World implements AutoCloseable {
     /** Every run and message id a write stored, with its thread. */
     final Map<String, String> storedRuns = new ConcurrentHashMap<>();
     final Map<String, String> storedMessages = new ConcurrentHashMap<>();
+    /** Every attachment row a save stored (also one whose answer was lost), as stored. */
+    final Map<String, Attachment> savedAttachments = new ConcurrentHashMap<>();
+    /** Blobs of uploads a fault interrupted, with their owners: kept until the owner is erased, as documented. */
+    final Map<String, String> interruptedBlobs = new ConcurrentHashMap<>();
+    final List<Upload> uploads = new CopyOnWriteArrayList<>();
+    /** The upload an operation makes on this caller thread, while it makes it. */
+    final ThreadLocal<Trace> trace = new ThreadLocal<>();
     /** Host-action handler runs per "runId/executionId". */
     final Map<String, AtomicInteger> handlerRuns = new ConcurrentHashMap<>();
     final List<String> violations = new CopyOnWriteArrayList<>();
@@ -92,6 +113,34 @@ final class World implements AutoCloseable {
         for (int i = 0; i < settings.instances(); i++) {
             start(i);
         }
+    }
+
+    /** Thread deletes and erasures begun and ended, to tell whether one ran beside a call. */
+    private final AtomicLong deletionsBegun = new AtomicLong();
+    private final AtomicLong deletionsEnded = new AtomicLong();
+
+    /** Runs a thread delete or an erasure, counted. */
+    void deleting(Runnable deletion) {
+        deletionsBegun.incrementAndGet();
+        try {
+            deletion.run();
+        } finally {
+            deletionsEnded.incrementAndGet();
+        }
+    }
+
+    /** A mark for {@link #noDeletionSince}: -1 while a deletion runs. */
+    long deletionMark() {
+        long begun = deletionsBegun.get();
+        return deletionsEnded.get() == begun ? begun : -1;
+    }
+
+    /**
+     * True if no deletion ran since the mark: a message refused as NOT_FOUND was refused for its thread being
+     * deleted only if one did (the engine refuses it from the moment the delete is called).
+     */
+    boolean noDeletionSince(long mark) {
+        return mark >= 0 && deletionsBegun.get() == mark;
     }
 
     /** Records a broken promise; the simulation stops at the first. */
@@ -127,8 +176,11 @@ final class World implements AutoCloseable {
     synchronized void start(int instance) {
         String id = "i" + instance + "-" + incarnations.incrementAndGet();
         java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
-        ChatStore faulty = faultyStore(database.open(), killed);
+        ChatStore real = database.open();
+        ChatStore faulty = faultyStore(real, killed);
         ChatEngine.Builder builder = ChatEngine.builder().runtime(runtime).store(faulty)
+                .blobStore(new FaultyBlobStore(database.blobStore(real), faults, killed, this))
+                .attachmentLimits(FileOps.LIMITS)
                 .clock(time.clock()).scheduler(time.scheduler())
                 .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(300))
                         .withClientToolTimeout(Duration.ofSeconds(2)))
@@ -182,11 +234,12 @@ final class World implements AutoCloseable {
     }
 
     private ChatStore faultyStore(ChatStore real, java.util.concurrent.atomic.AtomicBoolean killed) {
-        return InterceptedStore.of(real, (method, args, proceed) -> {
+        return InterceptedStore.keepingAttachments(real, (method, args, proceed) -> {
             if (method.equals("close")) {
                 return null;
             }
             if (killed.get()) {
+                faults.noteHere();
                 throw new ChatException(ErrorCode.STORE_FAILURE, "simulated: this instance is dead (" + method + ")");
             }
             faults.beforeStoreCall(method);
@@ -195,6 +248,13 @@ final class World implements AutoCloseable {
                 StoreBatch batch = (StoreBatch) args[0];
                 batch.runs().forEach(run -> storedRuns.put(run.id(), run.threadId()));
                 batch.messages().forEach(message -> storedMessages.put(message.id(), message.threadId()));
+            } else if (method.equals("saveAttachment")) {
+                Attachment saved = (Attachment) result;
+                savedAttachments.put(saved.id(), saved);
+                Trace traced = trace.get();
+                if (traced != null) {
+                    traced.saves().incrementAndGet();
+                }
             }
             faults.afterStoreCall(method);
             return result;

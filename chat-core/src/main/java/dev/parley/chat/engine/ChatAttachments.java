@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  *       and nothing of it is kept. A type the runtime cannot take ({@link AttachmentSupport}) is refused before
  *       anything is stored.</li>
  *   <li>An owner's equal files are stored once. Deleting the thread deletes its attachments; erasing the owner
- *       deletes every byte. An upload no message sends stays until its thread is deleted.</li>
+ *       deletes every byte. An upload no message sends stays until its thread is deleted; the bytes of an upload
+ *       a failure interrupted, which no attachment names, stay until the owner is erased.</li>
  *   <li>Another owner's attachment is NOT_FOUND.</li>
  * </ul>
  * Thread-safe. Errors are {@link ChatException}s; every method throws UNSUPPORTED if the host keeps no

@@ -123,7 +123,7 @@ class AttachmentsTest extends EngineTestSupport {
     void aSaveThatFailsKeepsNoBytesAndOneThatTookEffectDespiteFailingIsTheUpload() throws IOException {
         ChatStore real = store;
         AtomicReference<String> mode = new AtomicReference<>("fail");
-        store = InterceptedStore.withExtensions(real, (method, args, proceed) -> {
+        store = InterceptedStore.keepingAttachments(real, (method, args, proceed) -> {
             if (!method.equals("saveAttachment")) {
                 return proceed.call();
             }
@@ -288,6 +288,33 @@ class AttachmentsTest extends EngineTestSupport {
         assertCode(ErrorCode.NOT_FOUND, () -> engine.attachments().find(ALICE, a.id()));
         assertThat(read(engine.attachments().open(ALICE, b.id(), 0))).isEqualTo(PNG);
         engine.deleteThread(ALICE, second.id());
+        assertThat(blobs.size()).isEqualTo(1);
+    }
+
+    /**
+     * Found by the simulation: an attachment row whose save took effect though its answer was lost kept naming
+     * the blob the failed upload then deleted; the next upload of the same bytes shared that blob and could not
+     * be read. The row is read back: the upload was stored, and it is returned with its bytes.
+     */
+    @Test
+    void anUploadWhoseSaveTookEffectThoughItFailedKeepsItsBytes() throws IOException {
+        java.util.concurrent.atomic.AtomicBoolean armed = new java.util.concurrent.atomic.AtomicBoolean(true);
+        store = InterceptedStore.keepingAttachments(store, (method, args, proceed) -> {
+            Object result = proceed.call();
+            if (method.equals("saveAttachment") && armed.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the answer was lost");
+            }
+            return result;
+        });
+        ChatEngine engine = engine();
+        ChatThread thread = engine.createThread(ALICE, NewThread.empty());
+        Attachment first = engine.attachments().upload(ALICE, thread.id(), "a.png", null, in(PNG));
+        assertThat(armed).isFalse();
+        Attachment again = engine.attachments().upload(ALICE, thread.id(), "b.png", null, in(PNG));
+
+        assertThat(read(engine.attachments().open(ALICE, first.id(), 0))).isEqualTo(PNG);
+        assertThat(read(engine.attachments().open(ALICE, again.id(), 0))).isEqualTo(PNG);
+        assertThat(again.blobKey()).isEqualTo(first.blobKey());
         assertThat(blobs.size()).isEqualTo(1);
     }
 

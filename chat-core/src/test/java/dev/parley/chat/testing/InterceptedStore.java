@@ -2,6 +2,7 @@ package dev.parley.chat.testing;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.ErrorCode;
+import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.store.ChatStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -23,23 +24,25 @@ public final class InterceptedStore {
                 throws Exception;
     }
 
-    /** The store the engine under test gets; the real store's exceptions pass through unchanged. */
+    /**
+     * The store the engine under test gets; the real store's exceptions pass through unchanged. It keeps no
+     * attachments, whatever the real store does (see {@link #keepingAttachments}).
+     */
     public static ChatStore of(ChatStore delegate, Interceptor interceptor) {
-        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), new Class<?>[] {ChatStore.class},
-                (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));
+        return proxy(delegate, interceptor, ChatStore.class);
     }
 
     /**
-     * As {@link #of}; the store also keeps the delegate's other interfaces (such as {@code AttachmentStore}), whose
-     * calls go through {@code interceptor} too.
+     * As {@link #of}, but an {@link AttachmentStore} too when the real store is one: the interceptor sees its
+     * attachment calls as well.
      */
-    public static ChatStore withExtensions(ChatStore delegate, Interceptor interceptor) {
-        java.util.Set<Class<?>> interfaces = new java.util.LinkedHashSet<>();
-        for (Class<?> type = delegate.getClass(); type != null; type = type.getSuperclass()) {
-            interfaces.addAll(java.util.List.of(type.getInterfaces()));
-        }
-        interfaces.add(ChatStore.class);
-        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), interfaces.toArray(new Class<?>[0]),
+    public static ChatStore keepingAttachments(ChatStore delegate, Interceptor interceptor) {
+        return delegate instanceof AttachmentStore ? proxy(delegate, interceptor, ChatStore.class, AttachmentStore.class)
+                : of(delegate, interceptor);
+    }
+
+    private static ChatStore proxy(ChatStore delegate, Interceptor interceptor, Class<?>... kinds) {
+        return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), kinds,
                 (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));
     }
 
