@@ -161,7 +161,10 @@ final class Checks {
         }
     }
 
-    /** A new message (not an edit) answers the active branch's last message: no other message shares its parent. */
+    /**
+     * A new message (not an edit) answers the active branch's last message: no other message shares its parent,
+     * unless a roll-back or an undo made that parent the branch's end again.
+     */
     private void newMessagesFollowTheBranch() {
         checks++;
         List<World.RunRef> runs = world.runs;
@@ -177,7 +180,7 @@ final class Checks {
             }
             String parent = run.threadId() + "/" + user.get().parentMessageId();
             String earlier = sentByParent.putIfAbsent(parent, run.userMessageId());
-            if (earlier != null && i >= sendsChecked) {
+            if (earlier != null && i >= sendsChecked && !world.movedBackTo.contains(parent)) {
                 violated("a new message follows the active branch's last message", "messages " + earlier + " and "
                         + run.userMessageId() + " were both sent after " + parent + ": one dropped off the branch");
             }

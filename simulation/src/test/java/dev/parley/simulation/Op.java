@@ -40,6 +40,18 @@ sealed interface Op {
     record SwitchBranch(int id, int instance, int message) implements Op {
     }
 
+    /** Rolls the run's thread back to the run's answer. */
+    record RollBack(int id, int instance, int run) implements Op {
+    }
+
+    /** Takes the last exchange of the run's thread back. */
+    record Undo(int id, int instance, int run) implements Op {
+    }
+
+    /** Continues the run's answer (a new run on its thread). */
+    record ContinueAnswer(int id, int instance, int run) implements Op {
+    }
+
     record Cancel(int id, int instance, int run) implements Op {
     }
 
@@ -183,6 +195,12 @@ sealed interface Op {
             return new Restart(id, at);
         } else if (pick < 875 && cluster) {
             return new Kill(id, at);
+        } else if (pick >= 875 && pick < 890) {
+            return new RollBack(id, at, any);
+        } else if (pick >= 890 && pick < 900) {
+            return new Undo(id, at, any);
+        } else if (pick >= 900 && pick < 915) {
+            return new ContinueAnswer(id, at, any);
         } else if (pick >= 1000) {
             return files(r, id, at, pick - 1000, any, script);
         } else {

@@ -75,6 +75,29 @@ final class Operations {
                 engine.switchBranch(run.owner(), run.userMessageId() != null ? run.userMessageId()
                         : run.assistantMessageId());
             }
+        } else if (op instanceof Op.RollBack rollBack) {
+            World.RunRef run = world.run(rollBack.run());
+            if (run != null) {
+                expectNotFound(op, () -> engine.rollBack(world.otherOwner(run.owner()), run.assistantMessageId()));
+                world.movedBackTo.add(run.threadId() + "/" + run.assistantMessageId());
+                engine.rollBack(run.owner(), run.assistantMessageId());
+            }
+        } else if (op instanceof Op.Undo undo) {
+            World.RunRef run = world.run(undo.run());
+            if (run != null) {
+                String stranger = world.otherOwner(run.owner());
+                // a named thread's id may have been taken by the other owner after an erasure: then it is theirs
+                if (!theirsNow(run.threadId(), stranger)) {
+                    expectNotFound(op, () -> engine.undo(stranger, run.threadId()));
+                }
+                undo(engine, run);
+            }
+        } else if (op instanceof Op.ContinueAnswer going) {
+            World.RunRef run = world.run(going.run());
+            if (run != null) {
+                expectNotFound(op, () -> engine.continueAnswer(world.otherOwner(run.owner()), run.assistantMessageId()));
+                world.runStarted(engine.continueAnswer(run.owner(), run.assistantMessageId()), run.owner(), false);
+            }
         } else if (op instanceof Op.Cancel cancel) {
             World.RunRef run = world.run(cancel.run());
             if (run != null) {
@@ -279,6 +302,31 @@ final class Operations {
     }
 
     /** Another owner's call: must be NOT_FOUND (their data is invisible). */
+    /**
+     * Undoes the thread's last exchange, first noting the answer it will go back to (the one before the branch's
+     * last user message), so that a message sent after it may share that parent with the exchange taken back.
+     */
+    private void undo(ChatEngine engine, World.RunRef run) {
+        List<dev.parley.chat.model.Message> branch = engine.getThread(run.owner(), run.threadId()).messages();
+        for (int i = branch.size() - 1; i >= 0; i--) {
+            if (branch.get(i) instanceof dev.parley.chat.model.UserMessage user) {
+                if (user.parentMessageId() != null) {
+                    world.movedBackTo.add(run.threadId() + "/" + user.parentMessageId());
+                }
+                break;
+            }
+        }
+        engine.undo(run.owner(), run.threadId());
+    }
+
+    private boolean theirsNow(String threadId, String owner) {
+        try {
+            return world.store.findThread(threadId).map(t -> t.ownerId().equals(owner)).orElse(false);
+        } catch (ChatException unreadable) {
+            return true;
+        }
+    }
+
     private void expectNotFound(Op op, Supplier<?> call) {
         try {
             call.get();

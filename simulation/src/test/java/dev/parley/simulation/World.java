@@ -84,6 +84,8 @@ final class World implements AutoCloseable {
     /** Threads deleted (or erased) by a call that returned, with the runs and messages they held then. */
     final List<ThreadRef> deleted = new CopyOnWriteArrayList<>();
     final List<RunRef> runs = new CopyOnWriteArrayList<>();
+    /** {@code threadId/messageId} of each answer a roll-back or an undo made the end of its thread's branch. */
+    final java.util.Set<String> movedBackTo = java.util.concurrent.ConcurrentHashMap.newKeySet();
     final List<Subscription> subscriptions = new CopyOnWriteArrayList<>();
     /** Every run and message id a write stored, with its thread. */
     final Map<String, String> storedRuns = new ConcurrentHashMap<>();
