@@ -39,7 +39,7 @@ class SqliteHotQueryTest extends HotQueryTest {
 
     @Override
     String searchSql() {
-        return SearchDao.Sqlite.MATCHES;
+        return SearchDao.Sqlite.NEWEST_MATCHES;
     }
 
     @Override
@@ -49,7 +49,13 @@ class SqliteHotQueryTest extends HotQueryTest {
 
     @Override
     String searchExpression(SearchQuery query) {
-        return "\"" + String.join("\"* \"", query.words()) + "\"*";
+        return SearchDao.Sqlite.matchExpression(query, "alice");
+    }
+
+    /** FTS5 hands out the matches in rowid order: no sort. */
+    @Override
+    boolean searchMaySort() {
+        return false;
     }
 
     /**

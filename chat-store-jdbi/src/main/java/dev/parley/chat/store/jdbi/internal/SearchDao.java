@@ -3,12 +3,12 @@ package dev.parley.chat.store.jdbi.internal;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.ThreadSearchHit;
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
@@ -17,20 +17,23 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The search over an owner's threads: their titles and their user and assistant messages' text, each text a
- * document of the database's full-text index — SQLite's FTS5 tables {@code parley_title_search} and
- * {@code parley_message_search} (kept by triggers), PostgreSQL's GIN indexes over {@code title_vector} and
- * {@code search_vector} (written with each row). A text matches when it holds every word of the query as a
- * word prefix and every phrase as written; a thread scores the sum of its matching texts' scores, computed
- * from the owner's own texts only (SQLite: how many of them match; PostgreSQL: ts_rank, which reads only the
- * text it scores), ties newest activity first, and its snippet comes from its best text, made by the database
- * (FTS5's snippet, PostgreSQL's ts_headline) for the page's hits only.
+ * The statements of the search over an owner's threads: their titles and their user and assistant messages'
+ * text, each text a document of the database's full-text index — SQLite's FTS5 tables
+ * {@code parley_title_search} and {@code parley_message_search} (kept by triggers, each entry with its owner's
+ * key), PostgreSQL's GIN indexes over {@code title_vector} and {@code search_vector} (written with each row)
+ * beside the B-tree {@code parley_messages_search_newest} (owner, first-save order). A text matches when it
+ * holds every word of the query as a word prefix and every phrase as written. {@link ThreadSearch} puts the
+ * page together: the owner's matching messages newest first, as many as the page needs
+ * ({@link #newestMatches}), then, after the last of those, the threads only whose title matches
+ * ({@link #titleMatches}); snippets are made by the database (FTS5's snippet, PostgreSQL's ts_headline) for
+ * the page's hits only.
  *
  * <p>The query is built from {@link SearchQuery}'s words and phrases, each quoted as a term, so nothing a
  * person typed is ever syntax. Each database's statements are in its sub-interface ({@link #of}).
  */
 @RegisterRowMapper(SearchDao.Match.Mapper.class)
 @RegisterRowMapper(SearchDao.Snippet.Mapper.class)
+@RegisterRowMapper(ThreadDao.Mapper.class)
 public interface SearchDao {
     /** How many words of the best text a snippet shows, about. */
     int SNIPPET_WORDS = 16;
@@ -45,11 +48,20 @@ public interface SearchDao {
         };
     }
 
-    /** The query in the database's full-text syntax. */
-    String expression(SearchQuery query);
+    /** The query in the database's full-text syntax, for the owner's texts. */
+    String expression(SearchQuery query, String ownerId);
 
-    /** A page of matching threads, best first, each with its best text (see {@link Match}). */
-    List<Match> matches(String expression, String ownerId, int offset, int limit);
+    /**
+     * The owner's newest {@code window} matching messages, newest (latest first save) first, each with its
+     * thread: a thread appears once per matching message.
+     */
+    List<Match> newestMatches(String expression, String ownerId, int window);
+
+    /** Every one of the owner's threads whose title matches, newest activity first. */
+    List<ChatThread> titleMatches(String expression, String ownerId);
+
+    /** The threads with these ids that exist, in no order. */
+    List<ChatThread> threads(List<String> threadIds);
 
     /** Snippets of messages' texts, by the {@link Match#best} of matches in a message. */
     List<Snippet> messageSnippets(String expression, List<String> bests);
@@ -57,79 +69,35 @@ public interface SearchDao {
     /** Snippets of titles, by thread id. */
     List<Snippet> titleSnippets(String expression, List<String> threadIds);
 
-    /**
-     * The owner's threads matching the query, best first, skipping {@code offset}, at most {@code limit}. A hit
-     * whose best message was deleted between the ranking and its snippet is left out.
-     */
+    /** See {@link ThreadSearch#search}. */
     default List<ThreadSearchHit> search(String ownerId, SearchQuery query, int offset, int limit) {
-        String expression = expression(query);
-        List<Match> matches = matches(expression, ownerId, offset, limit);
-        List<String> inMessages = new ArrayList<>();
-        List<String> inTitles = new ArrayList<>();
-        for (Match match : matches) {
-            if (match.inTitle()) {
-                inTitles.add(match.thread().id());
-            } else {
-                inMessages.add(match.best());
-            }
-        }
-        Map<String, Snippet> messages = new HashMap<>();
-        Map<String, Snippet> titles = new HashMap<>();
-        if (!inMessages.isEmpty()) {
-            messageSnippets(expression, inMessages).forEach(s -> messages.put(s.key(), s));
-        }
-        if (!inTitles.isEmpty()) {
-            titleSnippets(expression, inTitles).forEach(s -> titles.put(s.key(), s));
-        }
-        List<ThreadSearchHit> hits = new ArrayList<>(matches.size());
-        for (Match match : matches) {
-            Snippet snippet = match.inTitle() ? titles.get(match.thread().id()) : messages.get(match.best());
-            if (match.inTitle()) {
-                String text = snippet == null || snippet.text() == null ? match.thread().title() : snippet.text();
-                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(text, SNIPPET_MAX), null));
-            } else if (snippet != null) {
-                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(snippet.text(), SNIPPET_MAX),
-                        snippet.messageId()));
-            }
-        }
-        return hits;
+        return new ThreadSearch(this).search(ownerId, query, offset, limit);
     }
 
     /**
-     * SQLite: FTS5 MATCH expressions ({@code "lisbon"* "day in lisbon"}: a quoted term is a string, never an
-     * operator; {@code *} makes it a prefix). Not ranked by bm25: its weights come from every owner's texts
-     * (how rare a word is, how long texts are on average), so one owner's order would depend on what others
-     * wrote. A thread scores from its own texts only: 1 per matching message, {@value #TITLE_SCORE} for a
-     * matching title.
+     * SQLite: FTS5 MATCH expressions restricted to the owner's entries and to the text column
+     * ({@code owner_key : "616c696365" AND text : ("lisbon"* "day in lisbon")}: a quoted term is a string, never
+     * an operator; {@code *} makes it a prefix). FTS5 hands out the matches in descending rowid order, so the
+     * LIMIT stops the index's scan: nothing is scored, bm25 least of all (its weights come from every owner's
+     * texts).
      */
     interface Sqlite extends SearchDao {
-        /** What a matching title counts for, against 1 per matching message. */
-        int TITLE_SCORE = 2;
-
         /**
-         * Hot: the matching documents of both indexes, summed per thread (SQLite takes the bare columns of a
-         * group from its row with the MAX: the newest matching message, else the title, which the hit shows
-         * anyway), then
-         * the owner's threads, best first. A match in a message reads its thread from the covering index
-         * {@code parley_messages_search_thread}, never the message's row, since the ranking reads every match
-         * (INDEXED BY: SQLite would take the rowid's B-tree, whose rows are the wide messages; without the index
-         * the statement fails rather than slows).
+         * Hot: the owner's matching messages, newest first, as far as the window. A match's thread is read from
+         * the covering index {@code parley_messages_search_thread}, never the message's wide row (INDEXED BY:
+         * without the index the statement fails rather than slows); its owner is checked again on the thread's
+         * row.
          */
-        String MATCHES = "WITH hits (thread_id, doc, in_title, score) AS ("
-                + "SELECT m.thread_id, parley_message_search.rowid, 0, 1 "
+        String NEWEST_MATCHES = "SELECT m.thread_id, parley_message_search.rowid AS best "
                 + "FROM parley_message_search JOIN parley_messages m INDEXED BY parley_messages_search_thread "
-                + "ON m.save_order = parley_message_search.rowid "
-                + "WHERE parley_message_search MATCH :expression "
-                + "UNION ALL "
-                + "SELECT t.id, parley_title_search.rowid, 1, " + TITLE_SCORE + " "
-                + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
-                + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId), "
-                + "per_thread (thread_id, total, pick, doc, in_title) AS ("
-                + "SELECT thread_id, SUM(score), MAX((1 - in_title) * 4611686018427387904 + doc), doc, in_title "
-                + "FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.doc AS best, h.in_title "
-                + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
-                + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
+                + "ON m.save_order = parley_message_search.rowid JOIN parley_threads t ON t.id = m.thread_id "
+                + "WHERE parley_message_search MATCH :expression AND t.owner_id = :ownerId "
+                + "ORDER BY parley_message_search.rowid DESC LIMIT :window";
+
+        String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_title_search "
+                + "JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
+                + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId "
+                + "ORDER BY t.last_message_at DESC, t.id DESC";
 
         String MESSAGE_SNIPPETS = "SELECT parley_message_search.rowid AS snippet_key, m.id AS message_id, "
                 + "snippet(parley_message_search, 0, '', '', '…', " + SNIPPET_WORDS + ") AS snippet "
@@ -142,16 +110,34 @@ public interface SearchDao {
                 + "WHERE parley_title_search MATCH :expression AND t.id IN (<threadIds>)";
 
         @Override
-        default String expression(SearchQuery query) {
+        default String expression(SearchQuery query, String ownerId) {
+            return matchExpression(query, ownerId);
+        }
+
+        /** See {@link #expression}. */
+        static String matchExpression(SearchQuery query, String ownerId) {
             List<String> terms = new ArrayList<>();
             query.words().forEach(word -> terms.add('"' + word + "\"*"));
             query.phrases().forEach(phrase -> terms.add('"' + phrase + '"'));
-            return String.join(" ", terms);
+            return "owner_key : \"" + ownerKey(ownerId) + "\" AND text : (" + String.join(" ", terms) + ")";
+        }
+
+        /** The owner's word in the indexes: the hex of the id's UTF-8 bytes, as SQLite's hex() writes it, lower-cased. */
+        static String ownerKey(String ownerId) {
+            return HexFormat.of().formatHex(ownerId.getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
-        @SqlQuery(MATCHES)
-        List<Match> matches(String expression, String ownerId, int offset, int limit);
+        @SqlQuery(NEWEST_MATCHES)
+        List<Match> newestMatches(String expression, String ownerId, int window);
+
+        @Override
+        @SqlQuery(TITLE_MATCHES)
+        List<ChatThread> titleMatches(String expression, String ownerId);
+
+        @Override
+        @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
+        List<ChatThread> threads(@BindList List<String> threadIds);
 
         @SqlQuery(MESSAGE_SNIPPETS)
         List<Snippet> messageSnippetsOf(String expression, @BindList List<Long> docs);
@@ -168,22 +154,23 @@ public interface SearchDao {
 
     /**
      * PostgreSQL: a {@code tsquery} literal ({@code 'lisbon':* & 'day' <-> 'in' <-> 'lisbon'}), cast rather than
-     * parsed (the vectors hold the same words, see {@link SearchText#vector}), ranked by ts_rank; snippets by
-     * ts_headline with the {@code simple} configuration, plain text, of the text in the message's body.
+     * parsed (the vectors hold the same words, see {@link SearchText#vector}); the owner is a column of the
+     * message's row. Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
+     * the message's body.
      */
     interface Postgres extends SearchDao {
-        /** Hot: the matching documents of both GIN indexes, summed per thread, then the owner's threads, best first. */
-        String MATCHES = "WITH hits AS ("
-                + "SELECT m.thread_id, m.id AS message_id, ts_rank(m.search_vector, CAST(:expression AS tsquery)) AS score "
-                + "FROM parley_messages m WHERE m.search_vector @@ CAST(:expression AS tsquery) "
-                + "UNION ALL "
-                + "SELECT t.id, NULL, ts_rank(t.title_vector, CAST(:expression AS tsquery)) "
-                + "FROM parley_threads t WHERE t.title_vector @@ CAST(:expression AS tsquery) AND t.owner_id = :ownerId), "
-                + "per_thread AS (SELECT thread_id, SUM(score) AS total, "
-                + "(array_agg(message_id ORDER BY score DESC))[1] AS best FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.best, h.best IS NULL AS in_title "
-                + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
-                + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
+        /**
+         * Hot: the owner's matching messages, newest first, as far as the window. For a common word PostgreSQL
+         * reads {@code parley_messages_search_newest} backwards and stops at the window; for a rare one it
+         * reads the few matches from the GIN index and sorts them.
+         */
+        String NEWEST_MATCHES = "SELECT m.thread_id, m.id AS best FROM parley_messages m "
+                + "WHERE m.owner_id = :ownerId AND m.search_vector @@ CAST(:expression AS tsquery) "
+                + "ORDER BY m.save_order DESC LIMIT :window";
+
+        String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_threads "
+                + "WHERE owner_id = :ownerId AND title_vector @@ CAST(:expression AS tsquery) "
+                + "ORDER BY last_message_at DESC, id DESC";
 
         String HEADLINE_OPTIONS = "'MaxWords=" + SNIPPET_WORDS + ", MinWords=" + SNIPPET_WORDS / 2
                 + ", ShortWord=0, MaxFragments=1, FragmentDelimiter=\" … \", StartSel=\"\", StopSel=\"\"'";
@@ -199,7 +186,12 @@ public interface SearchDao {
                 + "FROM parley_threads WHERE id IN (<threadIds>)";
 
         @Override
-        default String expression(SearchQuery query) {
+        default String expression(SearchQuery query, String ownerId) {
+            return tsquery(query);
+        }
+
+        /** See {@link #expression}: the owner is not part of it. */
+        static String tsquery(SearchQuery query) {
             List<String> terms = new ArrayList<>();
             query.words().forEach(word -> terms.add("'" + word + "':*"));
             for (String phrase : query.phrases()) {
@@ -209,8 +201,16 @@ public interface SearchDao {
         }
 
         @Override
-        @SqlQuery(MATCHES)
-        List<Match> matches(String expression, String ownerId, int offset, int limit);
+        @SqlQuery(NEWEST_MATCHES)
+        List<Match> newestMatches(String expression, String ownerId, int window);
+
+        @Override
+        @SqlQuery(TITLE_MATCHES)
+        List<ChatThread> titleMatches(String expression, String ownerId);
+
+        @Override
+        @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
+        List<ChatThread> threads(@BindList List<String> threadIds);
 
         @Override
         @SqlQuery(MESSAGE_SNIPPETS)
@@ -222,17 +222,14 @@ public interface SearchDao {
     }
 
     /**
-     * A matching thread with its score and its best text: in its title ({@code inTitle}), or in a message, which
-     * {@code best} names for {@link #messageSnippets} (SQLite: the text's FTS rowid; PostgreSQL: the message id).
+     * A matching message's thread, and {@code best}, the message for {@link #messageSnippets} (SQLite: the
+     * text's FTS rowid; PostgreSQL: the message id).
      */
-    record Match(ChatThread thread, double score, @Nullable String best, boolean inTitle) {
+    record Match(String threadId, String best) {
         public static final class Mapper implements RowMapper<Match> {
-            private final ThreadDao.Mapper threads = new ThreadDao.Mapper();
-
             @Override
             public Match map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Match(threads.map(rs, ctx), rs.getDouble("total"), rs.getString("best"),
-                        rs.getBoolean("in_title"));
+                return new Match(rs.getString("thread_id"), rs.getString("best"));
             }
         }
     }
