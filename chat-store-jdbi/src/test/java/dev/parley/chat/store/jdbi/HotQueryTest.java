@@ -450,8 +450,7 @@ abstract class HotQueryTest {
     @Order(3)
     void theSearchReadsTheFullTextIndexes() {
         SearchQuery query = SearchQuery.of("answer 4242");
-        Map<String, Object> binds = Map.of("expression", searchExpression(query), "ownerId", "alice", "window", 84);
-        assertPlanUsesIndex(new HotQuery(searchSql(), binds, Map.of(), "parley_messages", searchIndexes(),
+        assertPlanUsesIndex(new HotQuery(searchSql(), searchBinds(query), Map.of(), "parley_messages", searchIndexes(),
                 searchMaySort()));
         List<ThreadSearchHit> hits = store.searchThreads("alice", query, 0, 20);
         assertThat(hits).extracting(hit -> hit.thread().id()).containsExactly(BIG_THREAD);
@@ -465,11 +464,11 @@ abstract class HotQueryTest {
     /** The search statement of this database. */
     abstract String searchSql();
 
-    /** The search's full-text indexes, of which the plan must use one on parley_messages. */
+    /** The search's indexes, of which the plan must use one on parley_messages. */
     abstract List<String> searchIndexes();
 
-    /** Alice's query as this database's full-text engine takes it. */
-    abstract String searchExpression(SearchQuery query);
+    /** The binds of {@link #searchSql} for Alice's query and a first page. */
+    abstract Map<String, Object> searchBinds(SearchQuery query);
 
     /** Whether the search's plan may sort: where it reads a few matches from an unordered index. */
     abstract boolean searchMaySort();
@@ -521,7 +520,7 @@ abstract class HotQueryTest {
                 .containsExactly("d-1997", "d-1998", "d-1999");
     }
 
-    private void assertPlanUsesIndex(HotQuery query) {
+    void assertPlanUsesIndex(HotQuery query) {
         List<String> problems = direct.withHandle(h -> planProblems(h, query));
         assertThat(problems).as("the plan of %s", query.sql()).isEmpty();
     }

@@ -274,6 +274,29 @@ abstract class SearchBehaviourTest {
     }
 
     /**
+     * A rare word whose matches lie behind many newer texts of the owner (PostgreSQL reads a budget of the
+     * newest texts first, then the GIN index for what is older): found, in order, on every page.
+     */
+    @Test
+    void rareMatchesBehindManyNewerTextsAreFoundInOrder() {
+        store.createThread(thread("old-1", "alice", "First", 1));
+        store.createThread(thread("old-2", "alice", "Second", 2));
+        store.createThread(thread("noise", "alice", "Noise", 3));
+        store.write(StoreBatch.builder().message(said("o1", "old-1", "a quince tart"))
+                .message(said("o2", "old-2", "quince jam")).build());
+        StoreBatch.Builder noise = StoreBatch.builder();
+        for (int i = 0; i < 3000; i++) {
+            noise.message(said("n" + i, "noise", "nothing to see " + i));
+        }
+        store.write(noise.build());
+        store.write(StoreBatch.builder().message(said("o3", "old-1", "quince again")).build());
+        assertThat(ids(store, "alice", "quince")).containsExactly("old-1", "old-2");
+        assertThat(store.searchThreads("alice", SearchQuery.of("quince"), 1, 1)).extracting(ThreadSearchHit::messageId)
+                .containsExactly("o2");
+        assertThat(ids(store, "alice", "zzyzx")).isEmpty();
+    }
+
+    /**
      * A NUL separates words, as any character but a letter or digit does: SQLite indexes the whole text
      * (its string functions would stop at the NUL), PostgreSQL stores it as U+FFFD (its text cannot hold one).
      */

@@ -5,6 +5,7 @@ import dev.parley.chat.store.jdbi.internal.SearchDao;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,8 +49,8 @@ class SqliteHotQueryTest extends HotQueryTest {
     }
 
     @Override
-    String searchExpression(SearchQuery query) {
-        return SearchDao.Sqlite.matchExpression(query, "alice");
+    Map<String, Object> searchBinds(SearchQuery query) {
+        return Map.of("expression", SearchDao.Sqlite.matchExpression(query, "alice"), "ownerId", "alice", "window", 84);
     }
 
     /** FTS5 hands out the matches in rowid order: no sort. */

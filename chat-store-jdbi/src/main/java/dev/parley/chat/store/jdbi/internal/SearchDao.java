@@ -21,12 +21,12 @@ import org.jspecify.annotations.Nullable;
  * text, each text a document of the database's full-text index — SQLite's FTS5 tables
  * {@code parley_title_search} and {@code parley_message_search} (kept by triggers, each entry with its owner's
  * key), PostgreSQL's GIN indexes over {@code title_vector} and {@code search_vector} (written with each row)
- * beside the B-tree {@code parley_messages_search_newest} (owner, first-save order). A text matches when it
+ * beside the B-tree {@code parley_messages_search_newest} (owner, first-save order; see {@link Postgres}). A text matches when it
  * holds every word of the query as a word prefix and every phrase as written. {@link ThreadSearch} puts the
  * page together: the owner's matching messages newest first, as many as the page needs
  * ({@link #newestMatches}), then, after the last of those, the threads only whose title matches
- * ({@link #titleMatches}); snippets are made by the database (FTS5's snippet, PostgreSQL's ts_headline) for
- * the page's hits only.
+ * ({@link #titleMatches}); snippets are made for the page's hits only (SQLite: cut by the store from the
+ * text, {@link SearchText#around}; PostgreSQL: ts_headline).
  *
  * <p>The query is built from {@link SearchQuery}'s words and phrases, each quoted as a term, so nothing a
  * person typed is ever syntax. Each database's statements are in its sub-interface ({@link #of}).
@@ -64,10 +64,10 @@ public interface SearchDao {
     List<ChatThread> threads(List<String> threadIds);
 
     /** Snippets of messages' texts, by the {@link Match#best} of matches in a message. */
-    List<Snippet> messageSnippets(String expression, List<String> bests);
+    List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests);
 
     /** Snippets of titles, by thread id. */
-    List<Snippet> titleSnippets(String expression, List<String> threadIds);
+    List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds);
 
     /** See {@link ThreadSearch#search}. */
     default List<ThreadSearchHit> search(String ownerId, SearchQuery query, int offset, int limit) {
@@ -86,28 +86,29 @@ public interface SearchDao {
          * Hot: the owner's matching messages, newest first, as far as the window. A match's thread is read from
          * the covering index {@code parley_messages_search_thread}, never the message's wide row (INDEXED BY:
          * without the index the statement fails rather than slows); its owner is checked again on the thread's
-         * row.
+         * row, found by its key (CROSS JOIN keeps this order: SQLite would otherwise walk the owner's threads
+         * for every match).
          */
-        String NEWEST_MATCHES = "SELECT m.thread_id, parley_message_search.rowid AS best "
-                + "FROM parley_message_search JOIN parley_messages m INDEXED BY parley_messages_search_thread "
-                + "ON m.save_order = parley_message_search.rowid JOIN parley_threads t ON t.id = m.thread_id "
+        String NEWEST_MATCHES = "SELECT m.thread_id, parley_message_search.rowid AS best, m.save_order "
+                + "FROM parley_message_search CROSS JOIN parley_messages m INDEXED BY parley_messages_search_thread "
+                + "ON m.save_order = parley_message_search.rowid CROSS JOIN parley_threads t ON t.id = m.thread_id "
                 + "WHERE parley_message_search MATCH :expression AND t.owner_id = :ownerId "
                 + "ORDER BY parley_message_search.rowid DESC LIMIT :window";
 
         String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_title_search "
-                + "JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
+                + "CROSS JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
                 + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId "
                 + "ORDER BY t.last_message_at DESC, t.id DESC";
 
-        String MESSAGE_SNIPPETS = "SELECT parley_message_search.rowid AS snippet_key, m.id AS message_id, "
-                + "snippet(parley_message_search, 0, '', '', '…', " + SNIPPET_WORDS + ") AS snippet "
-                + "FROM parley_message_search JOIN parley_messages m ON m.save_order = parley_message_search.rowid "
-                + "WHERE parley_message_search MATCH :expression AND parley_message_search.rowid IN (<docs>)";
+        /**
+         * A message's text, cut by the store ({@link SearchText#around}): FTS5's snippet() needs a MATCH, which
+         * FTS5 would evaluate again for every rowid asked (a common prefix merges its doclists each time).
+         */
+        String MESSAGE_TEXTS = "SELECT save_order AS snippet_key, id AS message_id, search_text AS snippet "
+                + "FROM parley_messages WHERE save_order IN (<docs>)";
 
-        String TITLE_SNIPPETS = "SELECT t.id AS snippet_key, NULL AS message_id, snippet(parley_title_search, 0, '', '', "
-                + "'…', " + SNIPPET_WORDS + ") AS snippet "
-                + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
-                + "WHERE parley_title_search MATCH :expression AND t.id IN (<threadIds>)";
+        String TITLE_TEXTS = "SELECT id AS snippet_key, NULL AS message_id, title AS snippet FROM parley_threads "
+                + "WHERE id IN (<threadIds>)";
 
         @Override
         default String expression(SearchQuery query, String ownerId) {
@@ -139,34 +140,65 @@ public interface SearchDao {
         @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
         List<ChatThread> threads(@BindList List<String> threadIds);
 
-        @SqlQuery(MESSAGE_SNIPPETS)
-        List<Snippet> messageSnippetsOf(String expression, @BindList List<Long> docs);
+        @SqlQuery(MESSAGE_TEXTS)
+        List<Snippet> messageTexts(@BindList List<Long> docs);
+
+        @SqlQuery(TITLE_TEXTS)
+        List<Snippet> titleTexts(@BindList List<String> threadIds);
 
         @Override
-        @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
+        default List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests) {
+            return cut(messageTexts(bests.stream().map(Long::valueOf).toList()), query);
+        }
 
         @Override
-        default List<Snippet> messageSnippets(String expression, List<String> bests) {
-            return messageSnippetsOf(expression, bests.stream().map(Long::valueOf).toList());
+        default List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds) {
+            return cut(titleTexts(threadIds), query);
+        }
+
+        private static List<Snippet> cut(List<Snippet> texts, SearchQuery query) {
+            return texts.stream().map(t -> new Snippet(t.key(), t.messageId(), SearchText.around(t.text(), query,
+                    SNIPPET_WORDS))).toList();
         }
     }
 
     /**
      * PostgreSQL: a {@code tsquery} literal ({@code 'lisbon':* & 'day' <-> 'in' <-> 'lisbon'}), cast rather than
      * parsed (the vectors hold the same words, see {@link SearchText#vector}); the owner is a column of the
-     * message's row. Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
+     * message's row. The newest matches come from two statements whose plans do not depend on how common the
+     * planner believes the words are: the owner's newest texts read backwards, as many as a budget
+     * ({@link #RECENT_MATCHES}), then the GIN index for the rest only when those held too few
+     * ({@link #OLDER_MATCHES}). Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
      * the message's body.
      */
     interface Postgres extends SearchDao {
+        /** How many of the owner's newest texts {@link #RECENT_MATCHES} reads per match of the window. */
+        int BUDGET_PER_MATCH = 25;
+
         /**
-         * Hot: the owner's matching messages, newest first, as far as the window. For a common word PostgreSQL
-         * reads {@code parley_messages_search_newest} backwards and stops at the window; for a rare one it
-         * reads the few matches from the GIN index and sorts them.
+         * Hot: the owner's matches among their newest {@code :budget} texts, newest first, as far as the window,
+         * read backwards from {@code parley_messages_search_newest} (so at most the budget's rows, whatever the
+         * query); then, only where the owner has older texts, a last row without a thread holding the oldest
+         * first-save order read. A common word fills the window here.
          */
-        String NEWEST_MATCHES = "SELECT m.thread_id, m.id AS best FROM parley_messages m "
-                + "WHERE m.owner_id = :ownerId AND m.search_vector @@ CAST(:expression AS tsquery) "
-                + "ORDER BY m.save_order DESC LIMIT :window";
+        String RECENT_MATCHES = "WITH recent AS MATERIALIZED (SELECT thread_id, id, save_order, search_vector "
+                + "FROM parley_messages WHERE owner_id = :ownerId AND search_vector IS NOT NULL "
+                + "ORDER BY save_order DESC LIMIT :budget), "
+                + "hits AS (SELECT thread_id, id, save_order FROM recent "
+                + "WHERE search_vector @@ CAST(:expression AS tsquery) ORDER BY save_order DESC LIMIT :window) "
+                + "SELECT thread_id, id AS best, save_order FROM hits "
+                + "UNION ALL SELECT NULL, NULL, MIN(save_order) FROM recent HAVING COUNT(*) = :budget";
+
+        /**
+         * The owner's matches older than {@code :boundary}, newest first, as far as the window, from the GIN
+         * index: where the recent texts held fewer matches than the window, the query is rare (less than one
+         * text in {@value #BUDGET_PER_MATCH} of the recent ones matched), and its few matches are read and
+         * sorted. The owner is compared as an expression, so the planner cannot take the B-tree and walk every
+         * older text of the owner.
+         */
+        String OLDER_MATCHES = "SELECT thread_id, id AS best, save_order FROM parley_messages "
+                + "WHERE (owner_id = :ownerId) IS TRUE AND search_vector @@ CAST(:expression AS tsquery) "
+                + "AND save_order < :boundary ORDER BY save_order DESC LIMIT :window";
 
         String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_threads "
                 + "WHERE owner_id = :ownerId AND title_vector @@ CAST(:expression AS tsquery) "
@@ -200,9 +232,30 @@ public interface SearchDao {
             return String.join(" & ", terms);
         }
 
+        @SqlQuery(RECENT_MATCHES)
+        List<Match> recentMatches(String expression, String ownerId, int window, int budget);
+
+        @SqlQuery(OLDER_MATCHES)
+        List<Match> olderMatches(String expression, String ownerId, long boundary, int window);
+
+        /** The recent matches, then, where they fall short and the owner has older texts, the older ones. */
         @Override
-        @SqlQuery(NEWEST_MATCHES)
-        List<Match> newestMatches(String expression, String ownerId, int window);
+        default List<Match> newestMatches(String expression, String ownerId, int window) {
+            int budget = (int) Math.min(Integer.MAX_VALUE, (long) window * BUDGET_PER_MATCH);
+            List<Match> found = new ArrayList<>();
+            Long boundary = null;
+            for (Match match : recentMatches(expression, ownerId, window, budget)) {
+                if (match.threadId() == null) {
+                    boundary = match.saveOrder();
+                } else {
+                    found.add(match);
+                }
+            }
+            if (found.size() < window && boundary != null) {
+                found.addAll(olderMatches(expression, ownerId, boundary, window - found.size()));
+            }
+            return found;
+        }
 
         @Override
         @SqlQuery(TITLE_MATCHES)
@@ -212,24 +265,32 @@ public interface SearchDao {
         @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
         List<ChatThread> threads(@BindList List<String> threadIds);
 
-        @Override
         @SqlQuery(MESSAGE_SNIPPETS)
-        List<Snippet> messageSnippets(String expression, @BindList("ids") List<String> bests);
+        List<Snippet> messageHeadlines(String expression, @BindList("ids") List<String> bests);
+
+        @SqlQuery(TITLE_SNIPPETS)
+        List<Snippet> titleHeadlines(String expression, @BindList List<String> threadIds);
 
         @Override
-        @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
+        default List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests) {
+            return messageHeadlines(expression, bests);
+        }
+
+        @Override
+        default List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds) {
+            return titleHeadlines(expression, threadIds);
+        }
     }
 
     /**
-     * A matching message's thread, and {@code best}, the message for {@link #messageSnippets} (SQLite: the
-     * text's FTS rowid; PostgreSQL: the message id).
+     * A matching message's thread, {@code best}, the message for {@link #messageSnippets} (SQLite: the text's
+     * FTS rowid; PostgreSQL: the message id), and its first-save order.
      */
-    record Match(String threadId, String best) {
+    record Match(String threadId, String best, long saveOrder) {
         public static final class Mapper implements RowMapper<Match> {
             @Override
             public Match map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Match(rs.getString("thread_id"), rs.getString("best"));
+                return new Match(rs.getString("thread_id"), rs.getString("best"), rs.getLong("save_order"));
             }
         }
     }

@@ -74,10 +74,10 @@ final class ThreadSearch {
         if (!toRead.isEmpty()) {
             dao.threads(toRead).forEach(thread -> threads.put(thread.id(), thread));
         }
-        return hits(expression, page, threads, newestByThread);
+        return hits(expression, query, page, threads, newestByThread);
     }
 
-    private List<ThreadSearchHit> hits(String expression, List<String> page, Map<String, ChatThread> threads,
+    private List<ThreadSearchHit> hits(String expression, SearchQuery query, List<String> page, Map<String, ChatThread> threads,
             Map<String, String> newestByThread) {
         List<String> inMessages = new ArrayList<>();
         List<String> inTitles = new ArrayList<>();
@@ -92,10 +92,10 @@ final class ThreadSearch {
         Map<String, SearchDao.Snippet> messages = new HashMap<>();
         Map<String, SearchDao.Snippet> titles = new HashMap<>();
         if (!inMessages.isEmpty()) {
-            dao.messageSnippets(expression, inMessages).forEach(s -> messages.put(s.key(), s));
+            dao.messageSnippets(expression, query, inMessages).forEach(s -> messages.put(s.key(), s));
         }
         if (!inTitles.isEmpty()) {
-            dao.titleSnippets(expression, inTitles).forEach(s -> titles.put(s.key(), s));
+            dao.titleSnippets(expression, query, inTitles).forEach(s -> titles.put(s.key(), s));
         }
         List<ThreadSearchHit> hits = new ArrayList<>(page.size());
         for (String threadId : page) {
