@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
@@ -165,29 +166,34 @@ public interface SearchDao {
     /**
      * PostgreSQL: a {@code tsquery} literal ({@code 'lisbon':* & 'day' <-> 'in' <-> 'lisbon'}), cast rather than
      * parsed (the vectors hold the same words, see {@link SearchText#vector}); the owner is a column of the
-     * message's row. The newest matches come from two statements whose plans do not depend on how common the
-     * planner believes the words are: the owner's newest texts read backwards, as many as a budget
-     * ({@link #RECENT_MATCHES}), then the GIN index for the rest only when those held too few
-     * ({@link #OLDER_MATCHES}). Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
+     * message's row. The newest matches come from statements whose plans do not depend on how common the
+     * planner believes the words are: the owner's newest texts read backwards, at most a budget of them
+     * ({@link #RECENT_MATCHES}), then the GIN index for the older ones only when those held too few
+     * ({@link #BUDGET_BOUNDARY}, {@link #OLDER_MATCHES}). Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
      * the message's body.
      */
     interface Postgres extends SearchDao {
-        /** How many of the owner's newest texts {@link #RECENT_MATCHES} reads per match of the window. */
-        int BUDGET_PER_MATCH = 25;
+        /** How many of the owner's newest texts {@link #RECENT_MATCHES} reads at most, per match of the window. */
+        int BUDGET_PER_MATCH = 20;
 
         /**
          * Hot: the owner's matches among their newest {@code :budget} texts, newest first, as far as the window,
-         * read backwards from {@code parley_messages_search_newest} (so at most the budget's rows, whatever the
-         * query); then, only where the owner has older texts, a last row without a thread holding the oldest
-         * first-save order read. A common word fills the window here.
+         * read backwards from {@code parley_messages_search_newest}: the scan stops at the window's last match
+         * (a common word: a few rows per match), or at the budget (a rare word or none).
          */
-        String RECENT_MATCHES = "WITH recent AS MATERIALIZED (SELECT thread_id, id, save_order, search_vector "
-                + "FROM parley_messages WHERE owner_id = :ownerId AND search_vector IS NOT NULL "
-                + "ORDER BY save_order DESC LIMIT :budget), "
-                + "hits AS (SELECT thread_id, id, save_order FROM recent "
-                + "WHERE search_vector @@ CAST(:expression AS tsquery) ORDER BY save_order DESC LIMIT :window) "
-                + "SELECT thread_id, id AS best, save_order FROM hits "
-                + "UNION ALL SELECT NULL, NULL, MIN(save_order) FROM recent HAVING COUNT(*) = :budget";
+        String RECENT_MATCHES = "SELECT thread_id, id AS best, save_order FROM ("
+                + "SELECT thread_id, id, save_order, search_vector FROM parley_messages "
+                + "WHERE owner_id = :ownerId AND search_vector IS NOT NULL ORDER BY save_order DESC LIMIT :budget) recent "
+                + "WHERE search_vector @@ CAST(:expression AS tsquery) ORDER BY save_order DESC LIMIT :window";
+
+        /**
+         * Where the recent matches fell short: the first-save order of the oldest text the budget covers, or
+         * none when the owner has no more texts than the budget (then every match has been seen). Reads the
+         * B-tree's entries only.
+         */
+        String BUDGET_BOUNDARY = "SELECT MIN(save_order) FROM (SELECT save_order FROM parley_messages "
+                + "WHERE owner_id = :ownerId AND search_vector IS NOT NULL ORDER BY save_order DESC LIMIT :budget) recent "
+                + "HAVING COUNT(*) = :budget";
 
         /**
          * The owner's matches older than {@code :boundary}, newest first, as far as the window, from the GIN
@@ -235,6 +241,9 @@ public interface SearchDao {
         @SqlQuery(RECENT_MATCHES)
         List<Match> recentMatches(String expression, String ownerId, int window, int budget);
 
+        @SqlQuery(BUDGET_BOUNDARY)
+        Optional<Long> budgetBoundary(String ownerId, int budget);
+
         @SqlQuery(OLDER_MATCHES)
         List<Match> olderMatches(String expression, String ownerId, long boundary, int window);
 
@@ -242,17 +251,10 @@ public interface SearchDao {
         @Override
         default List<Match> newestMatches(String expression, String ownerId, int window) {
             int budget = (int) Math.min(Integer.MAX_VALUE, (long) window * BUDGET_PER_MATCH);
-            List<Match> found = new ArrayList<>();
-            Long boundary = null;
-            for (Match match : recentMatches(expression, ownerId, window, budget)) {
-                if (match.threadId() == null) {
-                    boundary = match.saveOrder();
-                } else {
-                    found.add(match);
-                }
-            }
-            if (found.size() < window && boundary != null) {
-                found.addAll(olderMatches(expression, ownerId, boundary, window - found.size()));
+            List<Match> found = new ArrayList<>(recentMatches(expression, ownerId, window, budget));
+            if (found.size() < window) {
+                budgetBoundary(ownerId, budget).ifPresent(boundary ->
+                        found.addAll(olderMatches(expression, ownerId, boundary, window - found.size())));
             }
             return found;
         }

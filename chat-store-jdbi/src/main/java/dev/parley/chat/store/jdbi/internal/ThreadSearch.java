@@ -24,7 +24,7 @@ import java.util.Map;
  */
 final class ThreadSearch {
     /** The first window, in matching messages per thread wanted. */
-    static final int WINDOW_PER_THREAD = 4;
+    static final int WINDOW_PER_THREAD = 16;
     private static final int MIN_WINDOW = 64;
     private static final int MAX_WINDOW = 1 << 28;
 
