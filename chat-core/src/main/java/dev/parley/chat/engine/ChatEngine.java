@@ -612,8 +612,9 @@ public final class ChatEngine implements AutoCloseable {
 
     /**
      * A page of the caller's threads whose title or a message holds every word and phrase of {@code query}
-     * (words as prefixes; "quoted text" as a phrase; operators and punctuation are plain text), best match
-     * first, each with a snippet of the matching text, starting at {@code cursor} (a
+     * (words as prefixes; "quoted text" as a phrase; operators and punctuation are plain text), newest match
+     * first (see {@link ChatStore#searchThreads}), each with a snippet of the matching text, starting at
+     * {@code cursor} (a
      * {@link SearchPage#nextCursor()} given for the same query; null for the first page). A cursor marks a
      * place in the ranking: a thread whose messages change between two pages may move, and so show twice or
      * not at all.

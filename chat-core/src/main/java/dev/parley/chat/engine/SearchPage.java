@@ -10,7 +10,7 @@ import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One page of a search over an owner's threads, best match first.
+ * One page of a search over an owner's threads, newest match first.
  *
  * @param hits the page, at most the limit asked for
  * @param nextCursor where the next page starts (pass it back as {@code cursor} with the same query); null on

@@ -179,10 +179,15 @@ public interface ChatStore extends AutoCloseable {
 
     /**
      * The owner's threads whose title or one user or assistant message holds every word (as a word prefix)
-     * and phrase of {@code query}, best match first — a thread scores its matching title's and messages'
-     * scores summed, ties newest activity first — skipping {@code offset}, at most {@code limit}; another
-     * owner's threads never appear. The snippet comes from the best-scoring text. The index follows stored
+     * and phrase of {@code query}, newest match first — first the threads with a matching message, the one
+     * whose newest matching message was first saved last first; then the threads only whose title matches,
+     * newest activity first (the thread list's order) — skipping {@code offset}, at most {@code limit}. The
+     * order depends on the owner's own threads and messages alone; another owner's threads never appear. A
+     * hit's snippet comes from its newest matching message, else from the title. The index follows stored
      * messages and titles at once (an updated message or title, a deleted thread).
+     *
+     * <p>The order lets a store answer from an index read newest first: a page should cost what its own
+     * hits cost (and what the pages before it do), not what every match of a common word would.
      */
     List<ThreadSearchHit> searchThreads(String ownerId, SearchQuery query, int offset, int limit);
 

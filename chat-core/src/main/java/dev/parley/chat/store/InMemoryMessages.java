@@ -86,6 +86,11 @@ final class InMemoryMessages {
                 .collect(Collectors.toList());
     }
 
+    /** A stored message's first-save position: higher is later, across the store. */
+    long saveOrderOf(String messageId) {
+        return saveOrder.get(messageId);
+    }
+
     /** A thread's user and assistant messages in first-save order. */
     List<Message> topLevel(String threadId) {
         return collect(topLevelByThread.getOrDefault(threadId, List.of()));

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * How {@link InMemoryChatStore} searches: a text matches when it holds every word (as a word prefix, as
- * full-text engines do with stemming off) and every phrase; the score is how many times the terms occur.
+ * full-text engines do with stemming off) and every phrase ({@link #matches}).
  */
 final class InMemoryText {
     private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}]+");
@@ -29,6 +29,11 @@ final class InMemoryText {
             return answer.text();
         }
         return null;
+    }
+
+    /** Whether {@code text} holds every word of the query (as a word prefix) and every phrase. */
+    static boolean matches(@Nullable String text, SearchQuery query) {
+        return score(text, query) > 0;
     }
 
     /** How well {@code text} matches, 0 if it does not. */

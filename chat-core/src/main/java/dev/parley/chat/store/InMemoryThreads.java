@@ -97,39 +97,36 @@ final class InMemoryThreads {
     }
 
     /**
-     * See {@link ChatStore#searchThreads}: an owner's threads scored by their title and their top-level
-     * messages' texts ({@link InMemoryText}), best first, ties in the list's order; a new list.
+     * See {@link ChatStore#searchThreads}: the owner's threads with a matching top-level message, the one whose
+     * newest matching message was saved last first, then those only whose title matches, in the list's order;
+     * matching as {@link InMemoryText#matches} does; a new list.
      */
     List<ThreadSearchHit> search(String ownerId, SearchQuery query, int offset, int limit, InMemoryMessages messages) {
-        record Scored(ThreadSearchHit hit, int score) {
+        record Found(ThreadSearchHit hit, long newest) {
         }
-        List<Scored> found = new ArrayList<>();
+        List<Found> inMessages = new ArrayList<>();
+        List<ThreadSearchHit> inTitles = new ArrayList<>();
         for (ChatThread thread : threads.values()) {
             if (!thread.ownerId().equals(ownerId)) {
                 continue;
             }
-            int best = InMemoryText.score(thread.title(), query);
-            int total = best;
-            String snippet = best > 0 ? InMemoryText.snippet(thread.title(), query) : null;
-            String from = null;
+            Message newest = null;
             for (Message message : messages.topLevel(thread.id())) {
-                String text = InMemoryText.searchable(message);
-                int score = InMemoryText.score(text, query);
-                total += score;
-                if (score > best) {
-                    best = score;
-                    snippet = InMemoryText.snippet(text, query);
-                    from = message.id();
+                if (InMemoryText.matches(InMemoryText.searchable(message), query)) {
+                    newest = message;
                 }
             }
-            if (total > 0) {
-                found.add(new Scored(new ThreadSearchHit(thread, snippet, from), total));
+            if (newest != null) {
+                String text = InMemoryText.searchable(newest);
+                inMessages.add(new Found(new ThreadSearchHit(thread, InMemoryText.snippet(text, query), newest.id()),
+                        messages.saveOrderOf(newest.id())));
+            } else if (InMemoryText.matches(thread.title(), query)) {
+                inTitles.add(new ThreadSearchHit(thread, InMemoryText.snippet(thread.title(), query), null));
             }
         }
-        return found.stream()
-                .sorted(Comparator.comparingInt(Scored::score).reversed()
-                        .thenComparing(s -> s.hit().thread(), LIST_ORDER))
-                .skip(offset).limit(limit).map(Scored::hit)
-                .collect(Collectors.toList());
+        List<ThreadSearchHit> ordered = new ArrayList<>();
+        inMessages.stream().sorted(Comparator.comparingLong(Found::newest).reversed()).forEach(f -> ordered.add(f.hit()));
+        inTitles.stream().sorted(Comparator.comparing(ThreadSearchHit::thread, LIST_ORDER)).forEach(ordered::add);
+        return ordered.stream().skip(offset).limit(limit).collect(Collectors.toList());
     }
 }

@@ -867,7 +867,7 @@ public abstract class ChatStoreContract {
     }
 
     @Test
-    void searchFindsAnOwnersThreadsByTitleAndTextBestFirst() {
+    void searchFindsAnOwnersThreadsByTitleAndTextNewestMatchFirst() {
         store.createThread(new ChatThread("lisbon", "alice", "Lisbon trip", null, null, null, ThreadStatus.ACTIVE, T0,
                 at(1)));
         store.createThread(new ChatThread("porto", "alice", "Weekend", null, null, null, ThreadStatus.ACTIVE, T0, at(2)));
@@ -881,8 +881,9 @@ public abstract class ChatStoreContract {
                 .build());
 
         List<ThreadSearchHit> lisbon = store.searchThreads("alice", SearchQuery.of("lisbon"), 0, 10);
-        assertThat(lisbon).extracting(hit -> hit.thread().id()).as("best match first, another owner's never")
-                .containsExactly("lisbon", "porto");
+        assertThat(lisbon).extracting(hit -> hit.thread().id()).as("newest matching message first, another owner's never")
+                .containsExactly("porto", "lisbon");
+        assertThat(lisbon).extracting(ThreadSearchHit::messageId).as("the newest matching message").containsExactly("p1", "l2");
         assertThat(lisbon.get(0).snippet().toLowerCase(java.util.Locale.ROOT)).contains("lisbon");
         assertThat(store.searchThreads("alice", SearchQuery.of("tile museum"), 0, 10)).extracting(h -> h.thread().id())
                 .containsExactly("lisbon");
@@ -892,7 +893,9 @@ public abstract class ChatStoreContract {
         assertThat(store.searchThreads("alice", SearchQuery.of("weekend"), 0, 10)).extracting(h -> h.thread().id())
                 .containsExactly("porto");
         assertThat(store.searchThreads("alice", SearchQuery.of("lisbon"), 1, 10)).extracting(h -> h.thread().id())
-                .containsExactly("porto");
+                .containsExactly("lisbon");
+        assertThat(store.searchThreads("alice", SearchQuery.of("trip"), 0, 10)).as("a title-only match")
+                .extracting(ThreadSearchHit::messageId).containsExactly((String) null);
         assertThat(store.searchThreads("alice", SearchQuery.of("museums"), 0, 10)).hasSize(1);
         assertThat(store.searchThreads("alice", SearchQuery.of("mus"), 0, 10)).as("words match as prefixes").hasSize(1);
         assertThat(store.searchThreads("carol", SearchQuery.of("lisbon"), 0, 10)).isEmpty();

@@ -90,7 +90,7 @@ class SearchOnSqliteHttpTest {
     }
 
     @Test
-    void hitsAreTheCallersOnlyBestFirstWithSnippetsAndPaged() throws Exception {
+    void hitsAreTheCallersOnlyNewestMatchFirstWithSnippetsAndPaged() throws Exception {
         String owner = "finder-" + System.nanoTime();
         String other = "other-" + System.nanoTime();
         String both = sessionWith(owner, "okapi okapi okapi: the okapi is a forest giraffe", "more on the okapi");
@@ -104,8 +104,9 @@ class SearchOnSqliteHttpTest {
         JsonNode all = search(owner, "okapi", "&limit=10").json();
         List<String> ids = new ArrayList<>();
         all.get("items").forEach(hit -> ids.add(hit.get("thread").get("id").asText()));
-        assertThat(ids).hasSize(4).first().as("the thread with the most matching texts first").isEqualTo(both);
-        assertThat(ids.subList(1, 4)).containsExactlyInAnyOrderElementsOf(once);
+        assertThat(ids).hasSize(4).last().as("the thread whose matching messages are oldest last, however many")
+                .isEqualTo(both);
+        assertThat(ids.subList(0, 3)).containsExactlyInAnyOrderElementsOf(once);
         assertThat(all.get("items").get(0).get("snippet").asText()).containsIgnoringCase("okapi");
         assertThat(all.get("items").get(0).get("messageId").asText()).isNotBlank();
         assertThat(all.has("nextCursor")).isFalse();

@@ -28,7 +28,8 @@ public final class ParleyMigrations {
     private static final List<String> SCRIPTS = List.of("V1__parley_tables.sql", "V2__run_leases.sql",
             "V3__one_active_run_per_thread.sql", "V4__pending_inputs.sql", "V5__conversation_trees_and_search.sql",
             "V6__compact_event_rows.sql", "V7__foreign_keys_and_secure_delete.sql", "V8__run_error_retry_after.sql",
-            "V9__resume_points.sql", "V10__attachments.sql");
+            "V9__resume_points.sql", "V10__attachments.sql",
+            "V11__search_newest_first_per_owner.sql");
 
     private ParleyMigrations() {
     }

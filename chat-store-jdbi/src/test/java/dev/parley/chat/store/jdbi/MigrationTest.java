@@ -80,7 +80,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
+                .containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -88,7 +88,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(11);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(12);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -105,7 +105,7 @@ abstract class MigrationTest {
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
         assertThat(versions(parleyFlyway().info().applied()))
-                .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10");
+                .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -160,6 +160,11 @@ abstract class MigrationTest {
                 .as("without version 10 (attachments)")
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
                         .contains("older than this version", "parley_attachments", "ParleyMigrations"));
+        parleyFlyway(MigrationVersion.fromVersion("10")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 11 (search by owner, newest first)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("older than this version", "version 11", "ParleyMigrations"));
     }
 
     /** A thread with one run, in the columns every version from 5 on has (no store of that version is at hand). */
@@ -409,6 +414,65 @@ abstract class MigrationTest {
             assertThat(store.listBranch("t1", "u3", "a1", 10)).extracting(Message::id).containsExactly("u1");
             store.createThread(new ChatThread("t4", "alice", "Evora", null, null, null, ThreadStatus.ACTIVE, T0, T0));
             assertThat(store.searchThreads("alice", SearchQuery.of("evora"), 0, 10)).hasSize(1);
+        }
+    }
+
+    /**
+     * A database of version 10 — two owners' threads with texts indexed as version 10 indexed them — upgraded to
+     * version 11: each owner finds their own texts, newest match first, and never the other's; deleting a
+     * thread and writing a message keep the new index exact (on SQLite FTS5's own integrity check agrees).
+     */
+    @Test
+    void version11IndexesEachOwnersTextsStoredBeforeIt() {
+        parleyFlyway(MigrationVersion.fromVersion("10")).migrate();
+        boolean sqlite = database.kind() == DatabaseKind.SQLITE;
+        Jdbi.create(database.dataSource()).useHandle(h -> {
+            String[][] threads = {{"t1", "alice", "Lisbon trip"}, {"t2", "bob", "Lisbon too"}, {"t3", "alice", "Porto"}};
+            for (String[] t : threads) {
+                h.createUpdate("INSERT INTO parley_threads (id, owner_id, title, status, created_at, last_message_at"
+                        + (sqlite ? "" : ", title_vector") + ") VALUES (:id, :owner, :title, 'ACTIVE', 0, 0"
+                        + (sqlite ? "" : ", to_tsvector('simple', :title)") + ")")
+                        .bind("id", t[0]).bind("owner", t[1]).bind("title", t[2]).execute();
+            }
+            List<Message> messages = List.of(
+                    new UserMessage("m1", "t1", "r1", null, MessageStatus.COMPLETED, T0, "Museums in Lisbon"),
+                    new UserMessage("m2", "t2", "r2", null, MessageStatus.COMPLETED, T0, "Lisbon for Bob"),
+                    new UserMessage("m3", "t3", "r3", null, MessageStatus.COMPLETED, T0, "A day in Lisbon"),
+                    new UserMessage("m4", "t1", "r1", "m1", MessageStatus.COMPLETED, T0, "Grilled sardines"));
+            for (Message m : messages) {
+                h.createUpdate("INSERT INTO parley_messages (id, thread_id, run_id, parent_message_id, kind, top_level, "
+                        + "status, created_at, body, " + (sqlite ? "search_text" : "search_vector") + ") VALUES (:id, "
+                        + ":threadId, :runId, :parent, 'user', TRUE, 'COMPLETED', 0, :body, "
+                        + (sqlite ? ":text" : "to_tsvector('simple', :text)") + ")")
+                        .bind("id", m.id()).bind("threadId", m.threadId()).bind("runId", m.runId())
+                        .bind("parent", m.parentMessageId()).bind("body", ChatJson.shared().write(m))
+                        .bind("text", ((UserMessage) m).text()).execute();
+            }
+        });
+
+        try (JdbiChatStore store = database.store().build()) {
+            assertThat(store.searchThreads("alice", SearchQuery.of("lisbon"), 0, 10))
+                    .extracting(h -> h.thread().id(), h -> h.messageId())
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("t3", "m3"), org.assertj.core.groups.Tuple.tuple("t1", "m1"));
+            assertThat(store.searchThreads("bob", SearchQuery.of("lisbon"), 0, 10)).extracting(h -> h.thread().id())
+                    .containsExactly("t2");
+            assertThat(store.searchThreads("alice", SearchQuery.of("porto"), 0, 10)).extracting(h -> h.messageId())
+                    .as("a title").containsExactly((String) null);
+            store.deleteThread("t1");
+            assertThat(store.searchThreads("alice", SearchQuery.of("lisbon"), 0, 10)).extracting(h -> h.thread().id())
+                    .containsExactly("t3");
+            assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).isEmpty();
+            store.write(StoreBatch.builder().message(new UserMessage("m5", "t3", "r5", "m3", MessageStatus.COMPLETED, T0,
+                    "Sardines at last")).build());
+            assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).extracting(h -> h.messageId())
+                    .containsExactly("m5");
+            assertThat(store.searchThreads("bob", SearchQuery.of("sardines"), 0, 10)).isEmpty();
+        }
+        if (sqlite) {
+            Jdbi.create(database.dataSource()).useHandle(h -> {
+                h.execute("INSERT INTO parley_message_search (parley_message_search) VALUES ('integrity-check')");
+                h.execute("INSERT INTO parley_title_search (parley_title_search) VALUES ('integrity-check')");
+            });
         }
     }
 

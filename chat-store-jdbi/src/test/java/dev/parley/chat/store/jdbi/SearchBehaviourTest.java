@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The search beyond the core contract, on a real database: whatever is typed is searched as its words and
- * phrases (the matches equal chat-core's in-memory store's on the same data), better matches first, the
+ * phrases (the matches equal chat-core's in-memory store's on the same data), newest match first, the
  * index following every write, another owner's threads never shown, snippets short and plain.
  */
 abstract class SearchBehaviourTest {
@@ -105,26 +105,86 @@ abstract class SearchBehaviourTest {
         assertThat(ids(store, "alice", "\"in lisbon day\"")).isEmpty();
     }
 
+    /**
+     * The order {@code ChatStore.searchThreads} documents: threads by their newest matching message (the
+     * latest first save first, however many texts match and whatever the thread's activity), then threads only
+     * whose title matches, newest activity first.
+     */
     @Test
-    void betterMatchesComeFirstAndTiesNewestActivityFirst() {
+    void newestMatchingMessageFirstThenTitleOnlyThreadsByActivity() {
         store.createThread(thread("many", "alice", "Sardines", 1));
         store.createThread(thread("one", "alice", "Dinner", 9));
-        store.createThread(thread("twin-old", "alice", "Twin", 2));
-        store.createThread(thread("twin-new", "alice", "Twin", 3));
+        store.createThread(thread("title-old", "alice", "Sardines again", 2));
+        store.createThread(thread("title-new", "alice", "More sardines", 3));
         StoreBatch.Builder batch = StoreBatch.builder();
+        batch.message(said("o1", "one", "We could have sardines, or something else"));
         for (int i = 0; i < 3; i++) {
             batch.message(said("m" + i, "many", "sardines, grilled sardines " + i));
         }
-        batch.message(said("o1", "one", "We could have sardines, or " + "something else entirely ".repeat(30)));
-        batch.message(said("t1", "twin-old", "anchovies on toast"));
-        batch.message(said("t2", "twin-new", "anchovies on toast"));
+        batch.message(said("t1", "title-old", "anchovies on toast"));
+        batch.message(said("t2", "title-new", "anchovies on toast"));
         store.write(batch.build());
 
-        assertThat(ids(store, "alice", "sardines")).containsExactly("many", "one");
-        assertThat(ids(store, "alice", "anchovies")).as("equal scores: newest activity first")
-                .containsExactly("twin-new", "twin-old");
-        store.write(StoreBatch.builder().touch(new ThreadTouch("twin-old", null, T0.plusSeconds(3600), null)).build());
-        assertThat(ids(store, "alice", "anchovies")).containsExactly("twin-old", "twin-new");
+        assertThat(ids(store, "alice", "sardines")).containsExactly("many", "one", "title-new", "title-old");
+        store.write(StoreBatch.builder().message(said("o2", "one", "sardines after all")).build());
+        assertThat(ids(store, "alice", "sardines")).as("a newer matching message moves its thread up")
+                .containsExactly("one", "many", "title-new", "title-old");
+        store.write(StoreBatch.builder().touch(new ThreadTouch("title-old", null, T0.plusSeconds(3600), null)).build());
+        assertThat(ids(store, "alice", "sardines")).as("title-only threads: newest activity first")
+                .containsExactly("one", "many", "title-old", "title-new");
+        assertThat(store.searchThreads("alice", SearchQuery.of("sardines"), 0, 10)).extracting(ThreadSearchHit::messageId)
+                .containsExactly("o2", "m2", null, null);
+    }
+
+    /**
+     * Many matches: the first page is the same as the reference store's (the order the contract documents),
+     * and paging as the engine does (a cursor is the count of hits before the page) returns every hit exactly
+     * once — also where threads hold far more matches than a page, so the store reads its matches in several
+     * growing windows, and where the message hits end inside a page and title-only hits follow.
+     */
+    @Test
+    void aFirstPageIsTheDocumentedOrderAndPagesReturnEveryHitOnce() {
+        both(s -> {
+            StoreBatch.Builder batch = StoreBatch.builder();
+            for (int t = 0; t < 120; t++) {
+                String title = t % 7 == 0 ? "Olive grove " + t : "Thread " + t;
+                s.createThread(thread("t" + t, t % 10 == 9 ? "bob" : "alice", title, t));
+                int matching = t % 13 == 0 ? 60 : t % 3;
+                for (int m = 0; m < matching; m++) {
+                    batch.message(said("m" + t + "-" + m, "t" + t, "olive oil and bread " + m));
+                }
+                batch.message(said("x" + t, "t" + t, "no such word here " + t));
+            }
+            s.write(batch.build());
+            StoreBatch.Builder later = StoreBatch.builder();
+            for (int t = 0; t < 120; t += 11) {
+                later.message(said("late" + t, "t" + t, "olives, later on"));
+            }
+            s.write(later.build());
+        });
+        SearchQuery olive = SearchQuery.of("olive");
+        List<String> expected = reference.searchThreads("alice", olive, 0, 1000).stream()
+                .map(hit -> hit.thread().id()).toList();
+        assertThat(expected).hasSizeGreaterThan(60);
+        assertThat(store.searchThreads("alice", olive, 0, 20)).as("the first page")
+                .extracting(hit -> hit.thread().id()).containsExactlyElementsOf(expected.subList(0, 20));
+        assertThat(store.searchThreads("alice", olive, 0, 20)).extracting(ThreadSearchHit::messageId)
+                .containsExactlyElementsOf(reference.searchThreads("alice", olive, 0, 20).stream()
+                        .map(ThreadSearchHit::messageId).toList());
+
+        for (int size : List.of(1, 7, 20, 50)) {
+            List<String> paged = new ArrayList<>();
+            for (int offset = 0; ; offset += size) {
+                List<ThreadSearchHit> page = store.searchThreads("alice", olive, offset, size + 1);
+                page.stream().limit(size).forEach(hit -> paged.add(hit.thread().id()));
+                if (page.size() <= size) {
+                    break;
+                }
+            }
+            assertThat(paged).as("pages of " + size).doesNotHaveDuplicates().containsExactlyElementsOf(expected);
+        }
+        assertThat(ids(store, "bob", "olive")).as("bob's own, never alice's")
+                .isEqualTo(reference.searchThreads("bob", olive, 0, 100).stream().map(hit -> hit.thread().id()).toList());
     }
 
     @Test
@@ -207,10 +267,33 @@ abstract class SearchBehaviourTest {
         }
         assertThat(all).hasSize(25).doesNotHaveDuplicates();
         assertThat(paged).isEqualTo(all);
-        assertThat(all.subList(0, 5)).as("five matching messages each, newest first")
-                .containsExactly("t24", "t19", "t14", "t9", "t4");
+        assertThat(all.subList(0, 5)).as("newest matching message first")
+                .containsExactly("t24", "t23", "t22", "t21", "t20");
         assertThat(store.searchThreads("alice", olive, 0, 0)).isEmpty();
         assertThat(store.searchThreads("alice", olive, 25, 10)).isEmpty();
+    }
+
+    /**
+     * A rare word whose matches lie behind many newer texts of the owner (PostgreSQL reads a budget of the
+     * newest texts first, then the GIN index for what is older): found, in order, on every page.
+     */
+    @Test
+    void rareMatchesBehindManyNewerTextsAreFoundInOrder() {
+        store.createThread(thread("old-1", "alice", "First", 1));
+        store.createThread(thread("old-2", "alice", "Second", 2));
+        store.createThread(thread("noise", "alice", "Noise", 3));
+        store.write(StoreBatch.builder().message(said("o1", "old-1", "a quince tart"))
+                .message(said("o2", "old-2", "quince jam")).build());
+        StoreBatch.Builder noise = StoreBatch.builder();
+        for (int i = 0; i < 3000; i++) {
+            noise.message(said("n" + i, "noise", "nothing to see " + i));
+        }
+        store.write(noise.build());
+        store.write(StoreBatch.builder().message(said("o3", "old-1", "quince again")).build());
+        assertThat(ids(store, "alice", "quince")).containsExactly("old-1", "old-2");
+        assertThat(store.searchThreads("alice", SearchQuery.of("quince"), 1, 1)).extracting(ThreadSearchHit::messageId)
+                .containsExactly("o2");
+        assertThat(ids(store, "alice", "zzyzx")).isEmpty();
     }
 
     /**

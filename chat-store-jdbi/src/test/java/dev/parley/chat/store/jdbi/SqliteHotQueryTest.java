@@ -5,6 +5,7 @@ import dev.parley.chat.store.jdbi.internal.SearchDao;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class SqliteHotQueryTest extends HotQueryTest {
 
     @Override
     String searchSql() {
-        return SearchDao.Sqlite.MATCHES;
+        return SearchDao.Sqlite.NEWEST_MATCHES;
     }
 
     @Override
@@ -48,8 +49,14 @@ class SqliteHotQueryTest extends HotQueryTest {
     }
 
     @Override
-    String searchExpression(SearchQuery query) {
-        return "\"" + String.join("\"* \"", query.words()) + "\"*";
+    Map<String, Object> searchBinds(SearchQuery query) {
+        return Map.of("expression", SearchDao.Sqlite.matchExpression(query, "alice"), "ownerId", "alice", "window", 84);
+    }
+
+    /** FTS5 hands out the matches in rowid order: no sort. */
+    @Override
+    boolean searchMaySort() {
+        return false;
     }
 
     /**

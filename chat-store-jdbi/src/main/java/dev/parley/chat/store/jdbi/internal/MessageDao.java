@@ -406,12 +406,14 @@ public interface MessageDao {
         /**
          * The upsert from the thread's row, locked first ({@code FOR KEY SHARE}; no row, count 0, when the
          * thread does not exist): a thread's delete locks the thread, then its messages, so a batch must not
-         * hold a message's row while it waits for the thread (see {@link RunDao.Postgres}).
+         * hold a message's row while it waits for the thread (see {@link RunDao.Postgres}). The row takes its
+         * thread's owner, which the search reads by (migration V11).
          */
-        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_vector) " + UPSERT_VALUES
-                + ", CAST(:searchVector AS tsvector)"
-                + " FROM (SELECT 1 AS one FROM parley_threads t WHERE t.id = :threadId FOR KEY SHARE) origin"
-                + UPSERT_JOIN_PARENT + UPSERT_REPLACE + ", search_vector = excluded.search_vector";
+        String UPSERT_MESSAGE = "INSERT INTO parley_messages (" + UPSERT_COLUMNS + ", search_vector, owner_id) "
+                + UPSERT_VALUES + ", CAST(:searchVector AS tsvector), origin.owner_id"
+                + " FROM (SELECT t.owner_id FROM parley_threads t WHERE t.id = :threadId FOR KEY SHARE) origin"
+                + UPSERT_JOIN_PARENT + UPSERT_REPLACE + ", search_vector = excluded.search_vector, "
+                + "owner_id = excluded.owner_id";
 
         @Override
         @SqlBatch(UPSERT_MESSAGE)

@@ -54,6 +54,9 @@ public interface SchemaDao {
     @SqlQuery("SELECT COUNT(error_retry_after_seconds) FROM parley_runs WHERE 1 = 0")
     long probeVersion8Columns();
 
+    /** Fails unless the search of version 11 is there (each owner's texts newest first). */
+    long probeVersion11Search();
+
     /** 1 if the index exists, else 0. */
     int indexExists(String name);
 
@@ -112,10 +115,20 @@ public interface SchemaDao {
                 throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the table " + table + " is missing)", e);
             }
         }
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeVersion11Search());
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the search by owner of version 11 is missing)",
+                    e);
+        }
     }
 
     /** SQLite: the index in {@code sqlite_master}. */
     interface Sqlite extends SchemaDao {
+        @Override
+        @SqlQuery("SELECT COUNT(owner_key) FROM parley_message_search WHERE 1 = 0")
+        long probeVersion11Search();
+
         @Override
         @SqlQuery("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = :name")
         int indexExists(String name);
@@ -127,6 +140,10 @@ public interface SchemaDao {
 
     /** PostgreSQL: the index in the search path (where the tables are found). */
     interface Postgres extends SchemaDao {
+        @Override
+        @SqlQuery("SELECT COUNT(owner_id) FROM parley_messages WHERE 1 = 0")
+        long probeVersion11Search();
+
         @Override
         @SqlQuery("SELECT CASE WHEN to_regclass(:name) IS NULL THEN 0 ELSE 1 END")
         int indexExists(String name);

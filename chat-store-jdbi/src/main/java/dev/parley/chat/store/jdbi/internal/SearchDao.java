@@ -3,12 +3,13 @@ package dev.parley.chat.store.jdbi.internal;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.ThreadSearchHit;
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import org.jdbi.v3.core.mapper.RowMapper;
 import org.jdbi.v3.core.statement.StatementContext;
 import org.jdbi.v3.sqlobject.config.RegisterRowMapper;
@@ -17,20 +18,23 @@ import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The search over an owner's threads: their titles and their user and assistant messages' text, each text a
- * document of the database's full-text index — SQLite's FTS5 tables {@code parley_title_search} and
- * {@code parley_message_search} (kept by triggers), PostgreSQL's GIN indexes over {@code title_vector} and
- * {@code search_vector} (written with each row). A text matches when it holds every word of the query as a
- * word prefix and every phrase as written; a thread scores the sum of its matching texts' scores, computed
- * from the owner's own texts only (SQLite: how many of them match; PostgreSQL: ts_rank, which reads only the
- * text it scores), ties newest activity first, and its snippet comes from its best text, made by the database
- * (FTS5's snippet, PostgreSQL's ts_headline) for the page's hits only.
+ * The statements of the search over an owner's threads: their titles and their user and assistant messages'
+ * text, each text a document of the database's full-text index — SQLite's FTS5 tables
+ * {@code parley_title_search} and {@code parley_message_search} (kept by triggers, each entry with its owner's
+ * key), PostgreSQL's GIN indexes over {@code title_vector} and {@code search_vector} (written with each row)
+ * beside the B-tree {@code parley_messages_search_newest} (owner, first-save order; see {@link Postgres}). A text matches when it
+ * holds every word of the query as a word prefix and every phrase as written. {@link ThreadSearch} puts the
+ * page together: the owner's matching messages newest first, as many as the page needs
+ * ({@link #newestMatches}), then, after the last of those, the threads only whose title matches
+ * ({@link #titleMatches}); snippets are made for the page's hits only (SQLite: cut by the store from the
+ * text, {@link SearchText#around}; PostgreSQL: ts_headline).
  *
  * <p>The query is built from {@link SearchQuery}'s words and phrases, each quoted as a term, so nothing a
  * person typed is ever syntax. Each database's statements are in its sub-interface ({@link #of}).
  */
 @RegisterRowMapper(SearchDao.Match.Mapper.class)
 @RegisterRowMapper(SearchDao.Snippet.Mapper.class)
+@RegisterRowMapper(ThreadDao.Mapper.class)
 public interface SearchDao {
     /** How many words of the best text a snippet shows, about. */
     int SNIPPET_WORDS = 16;
@@ -45,145 +49,166 @@ public interface SearchDao {
         };
     }
 
-    /** The query in the database's full-text syntax. */
-    String expression(SearchQuery query);
-
-    /** A page of matching threads, best first, each with its best text (see {@link Match}). */
-    List<Match> matches(String expression, String ownerId, int offset, int limit);
-
-    /** Snippets of messages' texts, by the {@link Match#best} of matches in a message. */
-    List<Snippet> messageSnippets(String expression, List<String> bests);
-
-    /** Snippets of titles, by thread id. */
-    List<Snippet> titleSnippets(String expression, List<String> threadIds);
+    /** The query in the database's full-text syntax, for the owner's texts. */
+    String expression(SearchQuery query, String ownerId);
 
     /**
-     * The owner's threads matching the query, best first, skipping {@code offset}, at most {@code limit}. A hit
-     * whose best message was deleted between the ranking and its snippet is left out.
+     * The owner's newest {@code window} matching messages, newest (latest first save) first, each with its
+     * thread: a thread appears once per matching message.
      */
+    List<Match> newestMatches(String expression, String ownerId, int window);
+
+    /** Every one of the owner's threads whose title matches, newest activity first. */
+    List<ChatThread> titleMatches(String expression, String ownerId);
+
+    /** The threads with these ids that exist, in no order. */
+    List<ChatThread> threads(List<String> threadIds);
+
+    /** Snippets of messages' texts, by the {@link Match#best} of matches in a message. */
+    List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests);
+
+    /** Snippets of titles, by thread id. */
+    List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds);
+
+    /** See {@link ThreadSearch#search}. */
     default List<ThreadSearchHit> search(String ownerId, SearchQuery query, int offset, int limit) {
-        String expression = expression(query);
-        List<Match> matches = matches(expression, ownerId, offset, limit);
-        List<String> inMessages = new ArrayList<>();
-        List<String> inTitles = new ArrayList<>();
-        for (Match match : matches) {
-            if (match.inTitle()) {
-                inTitles.add(match.thread().id());
-            } else {
-                inMessages.add(match.best());
-            }
-        }
-        Map<String, Snippet> messages = new HashMap<>();
-        Map<String, Snippet> titles = new HashMap<>();
-        if (!inMessages.isEmpty()) {
-            messageSnippets(expression, inMessages).forEach(s -> messages.put(s.key(), s));
-        }
-        if (!inTitles.isEmpty()) {
-            titleSnippets(expression, inTitles).forEach(s -> titles.put(s.key(), s));
-        }
-        List<ThreadSearchHit> hits = new ArrayList<>(matches.size());
-        for (Match match : matches) {
-            Snippet snippet = match.inTitle() ? titles.get(match.thread().id()) : messages.get(match.best());
-            if (match.inTitle()) {
-                String text = snippet == null || snippet.text() == null ? match.thread().title() : snippet.text();
-                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(text, SNIPPET_MAX), null));
-            } else if (snippet != null) {
-                hits.add(new ThreadSearchHit(match.thread(), SearchText.snippet(snippet.text(), SNIPPET_MAX),
-                        snippet.messageId()));
-            }
-        }
-        return hits;
+        return new ThreadSearch(this).search(ownerId, query, offset, limit);
     }
 
     /**
-     * SQLite: FTS5 MATCH expressions ({@code "lisbon"* "day in lisbon"}: a quoted term is a string, never an
-     * operator; {@code *} makes it a prefix). Not ranked by bm25: its weights come from every owner's texts
-     * (how rare a word is, how long texts are on average), so one owner's order would depend on what others
-     * wrote. A thread scores from its own texts only: 1 per matching message, {@value #TITLE_SCORE} for a
-     * matching title.
+     * SQLite: FTS5 MATCH expressions restricted to the owner's entries and to the text column
+     * ({@code owner_key : "616c696365" AND text : ("lisbon"* "day in lisbon")}: a quoted term is a string, never
+     * an operator; {@code *} makes it a prefix). FTS5 hands out the matches in descending rowid order, so the
+     * LIMIT stops the index's scan: nothing is scored, bm25 least of all (its weights come from every owner's
+     * texts).
      */
     interface Sqlite extends SearchDao {
-        /** What a matching title counts for, against 1 per matching message. */
-        int TITLE_SCORE = 2;
+        /**
+         * Hot: the owner's matching messages, newest first, as far as the window. A match's thread is read from
+         * the covering index {@code parley_messages_search_thread}, never the message's wide row (INDEXED BY:
+         * without the index the statement fails rather than slows); its owner is checked again on the thread's
+         * row, found by its key (CROSS JOIN keeps this order: SQLite would otherwise walk the owner's threads
+         * for every match).
+         */
+        String NEWEST_MATCHES = "SELECT m.thread_id, parley_message_search.rowid AS best, m.save_order "
+                + "FROM parley_message_search CROSS JOIN parley_messages m INDEXED BY parley_messages_search_thread "
+                + "ON m.save_order = parley_message_search.rowid CROSS JOIN parley_threads t ON t.id = m.thread_id "
+                + "WHERE parley_message_search MATCH :expression AND t.owner_id = :ownerId "
+                + "ORDER BY parley_message_search.rowid DESC LIMIT :window";
+
+        String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_title_search "
+                + "CROSS JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
+                + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId "
+                + "ORDER BY t.last_message_at DESC, t.id DESC";
 
         /**
-         * Hot: the matching documents of both indexes, summed per thread (SQLite takes the bare columns of a
-         * group from its row with the MAX: the newest matching message, else the title, which the hit shows
-         * anyway), then
-         * the owner's threads, best first. A match in a message reads its thread from the covering index
-         * {@code parley_messages_search_thread}, never the message's row, since the ranking reads every match
-         * (INDEXED BY: SQLite would take the rowid's B-tree, whose rows are the wide messages; without the index
-         * the statement fails rather than slows).
+         * A message's text, cut by the store ({@link SearchText#around}): FTS5's snippet() needs a MATCH, which
+         * FTS5 would evaluate again for every rowid asked (a common prefix merges its doclists each time).
          */
-        String MATCHES = "WITH hits (thread_id, doc, in_title, score) AS ("
-                + "SELECT m.thread_id, parley_message_search.rowid, 0, 1 "
-                + "FROM parley_message_search JOIN parley_messages m INDEXED BY parley_messages_search_thread "
-                + "ON m.save_order = parley_message_search.rowid "
-                + "WHERE parley_message_search MATCH :expression "
-                + "UNION ALL "
-                + "SELECT t.id, parley_title_search.rowid, 1, " + TITLE_SCORE + " "
-                + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
-                + "WHERE parley_title_search MATCH :expression AND t.owner_id = :ownerId), "
-                + "per_thread (thread_id, total, pick, doc, in_title) AS ("
-                + "SELECT thread_id, SUM(score), MAX((1 - in_title) * 4611686018427387904 + doc), doc, in_title "
-                + "FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.doc AS best, h.in_title "
-                + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
-                + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
+        String MESSAGE_TEXTS = "SELECT save_order AS snippet_key, id AS message_id, search_text AS snippet "
+                + "FROM parley_messages WHERE save_order IN (<docs>)";
 
-        String MESSAGE_SNIPPETS = "SELECT parley_message_search.rowid AS snippet_key, m.id AS message_id, "
-                + "snippet(parley_message_search, 0, '', '', '…', " + SNIPPET_WORDS + ") AS snippet "
-                + "FROM parley_message_search JOIN parley_messages m ON m.save_order = parley_message_search.rowid "
-                + "WHERE parley_message_search MATCH :expression AND parley_message_search.rowid IN (<docs>)";
-
-        String TITLE_SNIPPETS = "SELECT t.id AS snippet_key, NULL AS message_id, snippet(parley_title_search, 0, '', '', "
-                + "'…', " + SNIPPET_WORDS + ") AS snippet "
-                + "FROM parley_title_search JOIN parley_threads t ON t.save_order = parley_title_search.rowid "
-                + "WHERE parley_title_search MATCH :expression AND t.id IN (<threadIds>)";
+        String TITLE_TEXTS = "SELECT id AS snippet_key, NULL AS message_id, title AS snippet FROM parley_threads "
+                + "WHERE id IN (<threadIds>)";
 
         @Override
-        default String expression(SearchQuery query) {
+        default String expression(SearchQuery query, String ownerId) {
+            return matchExpression(query, ownerId);
+        }
+
+        /** See {@link #expression}. */
+        static String matchExpression(SearchQuery query, String ownerId) {
             List<String> terms = new ArrayList<>();
             query.words().forEach(word -> terms.add('"' + word + "\"*"));
             query.phrases().forEach(phrase -> terms.add('"' + phrase + '"'));
-            return String.join(" ", terms);
+            return "owner_key : \"" + ownerKey(ownerId) + "\" AND text : (" + String.join(" ", terms) + ")";
+        }
+
+        /** The owner's word in the indexes: the hex of the id's UTF-8 bytes, as SQLite's hex() writes it, lower-cased. */
+        static String ownerKey(String ownerId) {
+            return HexFormat.of().formatHex(ownerId.getBytes(StandardCharsets.UTF_8));
         }
 
         @Override
-        @SqlQuery(MATCHES)
-        List<Match> matches(String expression, String ownerId, int offset, int limit);
-
-        @SqlQuery(MESSAGE_SNIPPETS)
-        List<Snippet> messageSnippetsOf(String expression, @BindList List<Long> docs);
+        @SqlQuery(NEWEST_MATCHES)
+        List<Match> newestMatches(String expression, String ownerId, int window);
 
         @Override
-        @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
+        @SqlQuery(TITLE_MATCHES)
+        List<ChatThread> titleMatches(String expression, String ownerId);
 
         @Override
-        default List<Snippet> messageSnippets(String expression, List<String> bests) {
-            return messageSnippetsOf(expression, bests.stream().map(Long::valueOf).toList());
+        @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
+        List<ChatThread> threads(@BindList List<String> threadIds);
+
+        @SqlQuery(MESSAGE_TEXTS)
+        List<Snippet> messageTexts(@BindList List<Long> docs);
+
+        @SqlQuery(TITLE_TEXTS)
+        List<Snippet> titleTexts(@BindList List<String> threadIds);
+
+        @Override
+        default List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests) {
+            return cut(messageTexts(bests.stream().map(Long::valueOf).toList()), query);
+        }
+
+        @Override
+        default List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds) {
+            return cut(titleTexts(threadIds), query);
+        }
+
+        private static List<Snippet> cut(List<Snippet> texts, SearchQuery query) {
+            return texts.stream().map(t -> new Snippet(t.key(), t.messageId(), SearchText.around(t.text(), query,
+                    SNIPPET_WORDS))).toList();
         }
     }
 
     /**
      * PostgreSQL: a {@code tsquery} literal ({@code 'lisbon':* & 'day' <-> 'in' <-> 'lisbon'}), cast rather than
-     * parsed (the vectors hold the same words, see {@link SearchText#vector}), ranked by ts_rank; snippets by
-     * ts_headline with the {@code simple} configuration, plain text, of the text in the message's body.
+     * parsed (the vectors hold the same words, see {@link SearchText#vector}); the owner is a column of the
+     * message's row. The newest matches come from statements whose plans do not depend on how common the
+     * planner believes the words are: the owner's newest texts read backwards, at most a budget of them
+     * ({@link #RECENT_MATCHES}), then the GIN index for the older ones only when those held too few
+     * ({@link #BUDGET_BOUNDARY}, {@link #OLDER_MATCHES}). Snippets by ts_headline with the {@code simple} configuration, plain text, of the text in
+     * the message's body.
      */
     interface Postgres extends SearchDao {
-        /** Hot: the matching documents of both GIN indexes, summed per thread, then the owner's threads, best first. */
-        String MATCHES = "WITH hits AS ("
-                + "SELECT m.thread_id, m.id AS message_id, ts_rank(m.search_vector, CAST(:expression AS tsquery)) AS score "
-                + "FROM parley_messages m WHERE m.search_vector @@ CAST(:expression AS tsquery) "
-                + "UNION ALL "
-                + "SELECT t.id, NULL, ts_rank(t.title_vector, CAST(:expression AS tsquery)) "
-                + "FROM parley_threads t WHERE t.title_vector @@ CAST(:expression AS tsquery) AND t.owner_id = :ownerId), "
-                + "per_thread AS (SELECT thread_id, SUM(score) AS total, "
-                + "(array_agg(message_id ORDER BY score DESC))[1] AS best FROM hits GROUP BY thread_id) "
-                + "SELECT " + ThreadDao.COLUMNS + ", h.total, h.best, h.best IS NULL AS in_title "
-                + "FROM per_thread h JOIN parley_threads t ON t.id = h.thread_id WHERE t.owner_id = :ownerId "
-                + "ORDER BY h.total DESC, t.last_message_at DESC, t.id DESC LIMIT :limit OFFSET :offset";
+        /** How many of the owner's newest texts {@link #RECENT_MATCHES} reads at most, per match of the window. */
+        int BUDGET_PER_MATCH = 20;
+
+        /**
+         * Hot: the owner's matches among their newest {@code :budget} texts, newest first, as far as the window,
+         * read backwards from {@code parley_messages_search_newest}: the scan stops at the window's last match
+         * (a common word: a few rows per match), or at the budget (a rare word or none).
+         */
+        String RECENT_MATCHES = "SELECT thread_id, id AS best, save_order FROM ("
+                + "SELECT thread_id, id, save_order, search_vector FROM parley_messages "
+                + "WHERE owner_id = :ownerId AND search_vector IS NOT NULL ORDER BY save_order DESC LIMIT :budget) recent "
+                + "WHERE search_vector @@ CAST(:expression AS tsquery) ORDER BY save_order DESC LIMIT :window";
+
+        /**
+         * Where the recent matches fell short: the first-save order of the oldest text the budget covers, or
+         * none when the owner has no more texts than the budget (then every match has been seen). Reads the
+         * B-tree's entries only.
+         */
+        String BUDGET_BOUNDARY = "SELECT MIN(save_order) FROM (SELECT save_order FROM parley_messages "
+                + "WHERE owner_id = :ownerId AND search_vector IS NOT NULL ORDER BY save_order DESC LIMIT :budget) recent "
+                + "HAVING COUNT(*) = :budget";
+
+        /**
+         * The owner's matches older than {@code :boundary}, newest first, as far as the window, from the GIN
+         * index: where the recent texts held fewer matches than the window, the query is rare (less than one
+         * text in {@value #BUDGET_PER_MATCH} of the recent ones matched), and its few matches are read and
+         * sorted. The owner is compared as an expression, so the planner cannot take the B-tree and walk every
+         * older text of the owner.
+         */
+        String OLDER_MATCHES = "SELECT thread_id, id AS best, save_order FROM parley_messages "
+                + "WHERE (owner_id = :ownerId) IS TRUE AND search_vector @@ CAST(:expression AS tsquery) "
+                + "AND save_order < :boundary ORDER BY save_order DESC LIMIT :window";
+
+        String TITLE_MATCHES = "SELECT " + ThreadDao.COLUMNS + " FROM parley_threads "
+                + "WHERE owner_id = :ownerId AND title_vector @@ CAST(:expression AS tsquery) "
+                + "ORDER BY last_message_at DESC, id DESC";
 
         String HEADLINE_OPTIONS = "'MaxWords=" + SNIPPET_WORDS + ", MinWords=" + SNIPPET_WORDS / 2
                 + ", ShortWord=0, MaxFragments=1, FragmentDelimiter=\" … \", StartSel=\"\", StopSel=\"\"'";
@@ -199,7 +224,12 @@ public interface SearchDao {
                 + "FROM parley_threads WHERE id IN (<threadIds>)";
 
         @Override
-        default String expression(SearchQuery query) {
+        default String expression(SearchQuery query, String ownerId) {
+            return tsquery(query);
+        }
+
+        /** See {@link #expression}: the owner is not part of it. */
+        static String tsquery(SearchQuery query) {
             List<String> terms = new ArrayList<>();
             query.words().forEach(word -> terms.add("'" + word + "':*"));
             for (String phrase : query.phrases()) {
@@ -208,31 +238,61 @@ public interface SearchDao {
             return String.join(" & ", terms);
         }
 
+        @SqlQuery(RECENT_MATCHES)
+        List<Match> recentMatches(String expression, String ownerId, int window, int budget);
+
+        @SqlQuery(BUDGET_BOUNDARY)
+        Optional<Long> budgetBoundary(String ownerId, int budget);
+
+        @SqlQuery(OLDER_MATCHES)
+        List<Match> olderMatches(String expression, String ownerId, long boundary, int window);
+
+        /** The recent matches, then, where they fall short and the owner has older texts, the older ones. */
         @Override
-        @SqlQuery(MATCHES)
-        List<Match> matches(String expression, String ownerId, int offset, int limit);
+        default List<Match> newestMatches(String expression, String ownerId, int window) {
+            int budget = (int) Math.min(Integer.MAX_VALUE, (long) window * BUDGET_PER_MATCH);
+            List<Match> found = new ArrayList<>(recentMatches(expression, ownerId, window, budget));
+            if (found.size() < window) {
+                budgetBoundary(ownerId, budget).ifPresent(boundary ->
+                        found.addAll(olderMatches(expression, ownerId, boundary, window - found.size())));
+            }
+            return found;
+        }
 
         @Override
+        @SqlQuery(TITLE_MATCHES)
+        List<ChatThread> titleMatches(String expression, String ownerId);
+
+        @Override
+        @SqlQuery("SELECT " + ThreadDao.COLUMNS + " FROM parley_threads WHERE id IN (<threadIds>)")
+        List<ChatThread> threads(@BindList List<String> threadIds);
+
         @SqlQuery(MESSAGE_SNIPPETS)
-        List<Snippet> messageSnippets(String expression, @BindList("ids") List<String> bests);
+        List<Snippet> messageHeadlines(String expression, @BindList("ids") List<String> bests);
+
+        @SqlQuery(TITLE_SNIPPETS)
+        List<Snippet> titleHeadlines(String expression, @BindList List<String> threadIds);
 
         @Override
-        @SqlQuery(TITLE_SNIPPETS)
-        List<Snippet> titleSnippets(String expression, @BindList List<String> threadIds);
+        default List<Snippet> messageSnippets(String expression, SearchQuery query, List<String> bests) {
+            return messageHeadlines(expression, bests);
+        }
+
+        @Override
+        default List<Snippet> titleSnippets(String expression, SearchQuery query, List<String> threadIds) {
+            return titleHeadlines(expression, threadIds);
+        }
     }
 
     /**
-     * A matching thread with its score and its best text: in its title ({@code inTitle}), or in a message, which
-     * {@code best} names for {@link #messageSnippets} (SQLite: the text's FTS rowid; PostgreSQL: the message id).
+     * A matching message's thread, {@code best}, the message for {@link #messageSnippets} (SQLite: the text's
+     * FTS rowid; PostgreSQL: the message id), and its first-save order.
      */
-    record Match(ChatThread thread, double score, @Nullable String best, boolean inTitle) {
+    record Match(String threadId, String best, long saveOrder) {
         public static final class Mapper implements RowMapper<Match> {
-            private final ThreadDao.Mapper threads = new ThreadDao.Mapper();
-
             @Override
             public Match map(ResultSet rs, StatementContext ctx) throws SQLException {
-                return new Match(threads.map(rs, ctx), rs.getDouble("total"), rs.getString("best"),
-                        rs.getBoolean("in_title"));
+                return new Match(rs.getString("thread_id"), rs.getString("best"), rs.getLong("save_order"));
             }
         }
     }

@@ -3,8 +3,11 @@ package dev.parley.chat.store.jdbi.internal;
 import dev.parley.chat.model.AssistantMessage;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.store.SearchQuery;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -126,6 +129,37 @@ public final class SearchText {
             default:
                 return false;
         }
+    }
+
+    /**
+     * About {@code words} words of {@code text} from shortly before the first place {@code query} matches (from
+     * the start where it matches nowhere), with "…" where text is left out before or after; null for null. The
+     * store's own cut, where the database's would run the query again per text (FTS5's snippet()).
+     */
+    static @Nullable String around(@Nullable String text, SearchQuery query, int words) {
+        if (text == null) {
+            return null;
+        }
+        List<SearchQuery.TextRange> matches = query.matchesIn(text);
+        int at = matches.isEmpty() ? 0 : matches.get(0).start();
+        List<int[]> tokens = new ArrayList<>();
+        int first = -1;
+        for (int start = nextWord(text, 0); start < text.length(); start = nextWord(text, start)) {
+            int end = wordEnd(text, start);
+            if (first < 0 && end > at) {
+                first = tokens.size();
+            }
+            tokens.add(new int[] {start, end});
+            start = end;
+        }
+        if (tokens.isEmpty()) {
+            return text;
+        }
+        int from = Math.max(0, Math.min(Math.max(first, 0) - words / 4, tokens.size() - words));
+        int to = Math.min(tokens.size(), from + words);
+        int cutStart = from == 0 ? 0 : tokens.get(from)[0];
+        int cutEnd = to == tokens.size() ? text.length() : tokens.get(to - 1)[1];
+        return (from == 0 ? "" : "…") + text.substring(cutStart, cutEnd) + (to == tokens.size() ? "" : "…");
     }
 
     /** A snippet as a hit shows it: whitespace folded, at most {@code max} characters. */

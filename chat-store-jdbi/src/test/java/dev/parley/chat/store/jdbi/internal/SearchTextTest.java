@@ -53,6 +53,22 @@ class SearchTextTest {
         assertThat(SearchText.of("y".repeat(SearchText.MAX_CHARS + 5))).hasSize(SearchText.MAX_CHARS);
     }
 
+    @Test
+    void aSnippetIsAboutSoManyWordsFromJustBeforeTheFirstMatch() {
+        SearchQuery needle = SearchQuery.of("needle");
+        assertThat(SearchText.around("Grilled needle, best", needle, 16)).isEqualTo("Grilled needle, best");
+        String hay = "hay ".repeat(100) + "the needle is here " + "straw ".repeat(100);
+        assertThat(SearchText.around(hay, needle, 16)).isEqualTo("…hay hay hay the needle is here straw straw straw "
+                + "straw straw straw straw straw straw…");
+        assertThat(SearchText.around("a b c d e f g h i j k l m n o p q r s t needle", needle, 16))
+                .as("a match near the end shows the words before it").isEqualTo("…f g h i j k l m n o p q r s t needle");
+        assertThat(SearchText.around("no match at all here", needle, 2)).isEqualTo("no match…");
+        assertThat(SearchText.around("in \"tile museum\" land", SearchQuery.of("\"tile museum\""), 16))
+                .isEqualTo("in \"tile museum\" land");
+        assertThat(SearchText.around("...", needle, 16)).isEqualTo("...");
+        assertThat(SearchText.around(null, needle, 16)).isNull();
+    }
+
     private static List<String> lexemes(String vector) {
         List<String> lexemes = new ArrayList<>();
         for (String entry : vector.isEmpty() ? new String[0] : vector.split(" ")) {
