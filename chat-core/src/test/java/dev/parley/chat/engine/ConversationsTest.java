@@ -162,7 +162,10 @@ class ConversationsTest extends EngineTestSupport {
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
         RunTicket first = send(engine, threadId, "hello");
         RunTicket stopped = engine.startRun(ALICE, threadId, StartRun.of("long"));
-        await(() -> runtime.isPlaying(stopped.runId()), playing -> playing, "the long run");
+        await(() -> engine.getThread(ALICE, threadId).messages().stream()
+                .filter(m -> m.id().equals(stopped.assistantMessageId()))
+                .map(m -> ((dev.parley.chat.model.AssistantMessage) m).text()).findFirst().orElse(""),
+                "Partial answer"::equals, "the partial answer");
         assertCode(ErrorCode.CONFLICT, () -> engine.continueAnswer(ALICE, first.assistantMessageId()));
         engine.cancel(ALICE, stopped.runId());
         awaitRun(engine, stopped.runId(), RunStatus.CANCELLED);
