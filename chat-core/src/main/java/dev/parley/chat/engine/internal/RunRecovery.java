@@ -1,5 +1,6 @@
 package dev.parley.chat.engine.internal;
 
+import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
@@ -9,11 +10,11 @@ import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.store.StoreBatch;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -123,18 +124,24 @@ final class RunRecovery {
      * of a pending input. An answer to the runtime's own question keeps the older rule (it may have reached
      * the runtime already, so the run is not waited on).
      */
-    private List<PendingInput> withAnswersInFlight(Run run, List<PendingInput> pending, ActiveRun active) {
+    private List<PendingInput> withAnswersInFlight(Run run, List<PendingInput> pending, List<RunEvent> stored) {
         if (run.status() != RunStatus.WAITING_FOR_INPUT) {
             return pending;
         }
-        Set<String> known = pending.stream().map(PendingInput::inputId).collect(Collectors.toSet());
-        List<PendingInput> all = new ArrayList<>(pending);
-        for (PendingInput open : active.pendingInputs()) {
-            if (!known.contains(open.inputId())) {
-                ctx.store.findInput(run.id(), open.inputId())
-                        .filter(input -> input.state() == InputState.ANSWERED && input.resumeToken() == null)
-                        .ifPresent(all::add);
+        Set<String> open = new LinkedHashSet<>();
+        for (RunEvent logged : stored) {
+            if (logged.event() instanceof AgentStreamEvent.InputRequested asked) {
+                open.add(asked.inputId());
+            } else if (logged.event() instanceof AgentStreamEvent.InputResolved resolved) {
+                open.remove(resolved.inputId());
             }
+        }
+        pending.forEach(input -> open.remove(input.inputId()));
+        List<PendingInput> all = new ArrayList<>(pending);
+        for (String inputId : open) {
+            ctx.store.findInput(run.id(), inputId)
+                    .filter(input -> input.state() == InputState.ANSWERED && input.resumeToken() == null)
+                    .ifPresent(all::add);
         }
         return all;
     }
@@ -165,10 +172,11 @@ final class RunRecovery {
         Optional<StoreBatch.ResumePoint> point = run.status() == RunStatus.QUEUED ? Optional.empty()
                 : ctx.store.findResumePoint(run.id());
 
+        List<PendingInput> pending = withAnswersInFlight(run, stillPending, stored);
+        Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
+
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
-        List<PendingInput> pending = withAnswersInFlight(run, stillPending, active);
-        Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
         boolean resumable = run.status() == RunStatus.WAITING_FOR_INPUT && waiting.isEmpty()
                 && active.awaitApprovalsAgain(pending);
         boolean start;
