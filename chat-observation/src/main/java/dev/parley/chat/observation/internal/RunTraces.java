@@ -1,0 +1,112 @@
+package dev.parley.chat.observation.internal;
+
+import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.RunContextPropagator;
+import dev.parley.chat.event.AgentStreamEvent;
+import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.model.Run;
+import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.observation.ObservationSettings;
+import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The live runs' traces, fed by the engine both as its {@link EngineListener} (the run's events) and as its
+ * {@link RunContextPropagator} (the caller's context at the start, made current around the launch).
+ *
+ * <p>A run started here gets its observation when it is captured, as a child of the caller's current
+ * observation, and starts it at launch; its scope is open on the launch thread, so that what the runtime does
+ * there (and on threads it hands work to through {@link #decorate}) is a child of the run. A run the engine
+ * did not start here (recovered after a restart, taken over) gets an observation without a parent when it
+ * starts. Thread-safe.
+ */
+public final class RunTraces implements EngineListener, RunContextPropagator {
+    private final ObservationRegistry registry;
+    private final ObservationSettings settings;
+    private final ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
+    private final Map<String, RunTrace> traces = new ConcurrentHashMap<>();
+
+    public RunTraces(ObservationRegistry registry, ObservationSettings settings) {
+        this.registry = registry;
+        this.settings = settings;
+    }
+
+    @Override
+    public Captured capture(Run run) {
+        if (registry.isNoop()) {
+            return Captured.NOTHING;
+        }
+        ContextSnapshot caller = snapshots.captureAll();
+        RunTrace trace = traces.computeIfAbsent(run.id(),
+                id -> new RunTrace(registry, settings, run, registry.getCurrentObservation()));
+        return () -> {
+            ContextSnapshot.Scope restored = caller.setThreadLocals();
+            trace.start();
+            Observation.Scope scope = trace.observation().openScope();
+            return () -> {
+                scope.close();
+                restored.close();
+            };
+        };
+    }
+
+    /** A task that runs in the context of the thread that calls this (for threads a runtime hands work to). */
+    public Runnable decorate(Runnable task) {
+        return snapshots.captureAll().wrap(task);
+    }
+
+    @Override
+    public void runStarted(Run run) {
+        if (registry.isNoop()) {
+            return;
+        }
+        traces.computeIfAbsent(run.id(), id -> new RunTrace(registry, settings, run, null)).start();
+    }
+
+    @Override
+    public void eventAppended(RunEvent logged) {
+        RunTrace trace = traces.get(logged.runId());
+        if (trace == null) {
+            return;
+        }
+        AgentStreamEvent event = logged.event();
+        if (event instanceof AgentStreamEvent.ToolCallStart start) {
+            trace.toolStarted(start.executionId(), start.messageId(), start.name(), start.arguments());
+        } else if (event instanceof AgentStreamEvent.ToolCallArgs args) {
+            trace.toolArguments(args.executionId(), args.delta());
+        } else if (event instanceof AgentStreamEvent.ToolCallResult result) {
+            trace.toolFinished(result.executionId(), result.result(), result.error());
+        } else if (event instanceof AgentStreamEvent.InputRequested requested) {
+            trace.inputRequested(requested.inputId(), requested.messageId(), requested.request());
+        } else if (event instanceof AgentStreamEvent.InputResolved resolved) {
+            trace.inputResolved(resolved.inputId(), resolved.outcome().name());
+        }
+    }
+
+    @Override
+    public void runFinished(Run run) {
+        RunTrace trace = traces.remove(run.id());
+        if (trace == null) {
+            return;
+        }
+        trace.finished(run, failure(run));
+    }
+
+    /** How many runs are traced now (for tests and diagnostics). */
+    public int active() {
+        return traces.size();
+    }
+
+    private static @Nullable Throwable failure(Run run) {
+        if (run.status() != RunStatus.FAILED) {
+            return null;
+        }
+        return run.error() != null ? new RunFailure(run.error().code(), run.error().message())
+                : new RunFailure("FAILED", "the run failed");
+    }
+}
