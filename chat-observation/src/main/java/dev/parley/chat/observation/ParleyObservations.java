@@ -14,6 +14,11 @@ public final class ParleyObservations {
     public static final String TOOL_CALL = "parley.tool.call";
     /** A run waiting for a person: an approval, an answer, a client tool. Span name {@code await_input <kind>}. */
     public static final String INPUT_WAIT = "parley.input.wait";
+    /**
+     * One write to the store (a run's first write, a flush of the batch writer). Span name {@code store_write};
+     * a child of the run it writes when it writes only one.
+     */
+    public static final String STORE_WRITE = "parley.store.write";
 
     public static final String OPERATION = "gen_ai.operation.name";
     public static final String PROVIDER = "gen_ai.provider.name";
@@ -38,6 +43,9 @@ public final class ParleyObservations {
     public static final String TOOL_KIND = "parley.tool.kind";
     public static final String INPUT_KIND = "parley.input.kind";
     public static final String INPUT_ID = "parley.input.id";
+    public static final String STORE_RUNS = "parley.store.runs";
+    public static final String STORE_EVENTS = "parley.store.events";
+    public static final String STORE_MESSAGES = "parley.store.messages";
 
     /** The value for keys whose value is not known (a run without a model choice, say). */
     public static final String UNKNOWN = "unknown";

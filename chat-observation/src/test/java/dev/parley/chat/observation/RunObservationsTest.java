@@ -146,7 +146,11 @@ class RunObservationsTest {
                 .hasLowCardinalityKeyValue(OUTCOME, "answered")
                 .hasParentObservationContextMatching(parent -> TOOL_CALL.equals(parent.getName()))
                 .hasBeenStopped();
-        assertThat(stopped).hasSize(5);
+        assertThat(stopped).filteredOn(c -> !STORE_WRITE.equals(c.getName())).hasSize(5);
+        assertThat(stopped).filteredOn(c -> STORE_WRITE.equals(c.getName()))
+                .anyMatch(c -> c.getParentObservation() != null
+                        && RUN.equals(c.getParentObservation().getContextView().getName()))
+                .allMatch(c -> "success".equals(c.getLowCardinalityKeyValue(OUTCOME).getValue()));
         List<String> keys = stopped.stream().flatMap(c -> c.getAllKeyValues().stream())
                 .map(kv -> kv.getKey() + "=" + kv.getValue()).toList();
         assertThat(keys).noneMatch(kv -> kv.contains(ALICE)).noneMatch(kv -> kv.contains("refund order 9"));

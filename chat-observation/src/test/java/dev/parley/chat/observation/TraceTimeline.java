@@ -90,6 +90,9 @@ final class TraceTimeline {
         if (name.startsWith("await_input")) {
             return new Color(0xE45756);
         }
+        if (name.startsWith("store_write")) {
+            return new Color(0xB279A2);
+        }
         if (name.startsWith("invoke_agent")) {
             return new Color(0x54A24B);
         }

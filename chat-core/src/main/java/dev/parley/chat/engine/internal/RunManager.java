@@ -198,7 +198,7 @@ public final class RunManager implements RunHost {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
             try {
-                ctx.store.write(batch.build());
+                ctx.write(batch.build());
             } catch (ThreadGoneException e) {
                 throw ChatException.notFound("thread", threadId);
             } catch (BranchMovedException e) {

@@ -1,7 +1,14 @@
 package dev.parley.chat.observation.internal;
 
+import static dev.parley.chat.observation.ParleyObservations.OUTCOME;
+import static dev.parley.chat.observation.ParleyObservations.STORE_EVENTS;
+import static dev.parley.chat.observation.ParleyObservations.STORE_MESSAGES;
+import static dev.parley.chat.observation.ParleyObservations.STORE_RUNS;
+import static dev.parley.chat.observation.ParleyObservations.STORE_WRITE;
+
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.RunContextPropagator;
+import dev.parley.chat.engine.StoreWrite;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
@@ -95,6 +102,32 @@ public final class RunTraces implements EngineListener, RunContextPropagator {
             return;
         }
         trace.finished(run, failure(run));
+    }
+
+    /**
+     * A {@code parley.store.write} observation per store write: a child of the run it writes when it writes one
+     * traced run, else a root of its own (a flush shared by many runs belongs to none of them).
+     */
+    @Override
+    public WriteEnd storeWriteStarted(StoreWrite write) {
+        if (registry.isNoop()) {
+            return WriteEnd.NOTHING;
+        }
+        RunTrace only = write.runIds().size() == 1 ? traces.get(write.runIds().get(0)) : null;
+        Observation observation = Observation.createNotStarted(STORE_WRITE, registry)
+                .contextualName("store_write")
+                .parentObservation(only != null ? only.observation() : null)
+                .highCardinalityKeyValue(STORE_RUNS, Integer.toString(write.runIds().size()))
+                .highCardinalityKeyValue(STORE_EVENTS, Integer.toString(write.events()))
+                .highCardinalityKeyValue(STORE_MESSAGES, Integer.toString(write.messages()))
+                .start();
+        return failure -> {
+            observation.lowCardinalityKeyValue(OUTCOME, failure == null ? "success" : "error");
+            if (failure != null) {
+                observation.error(failure);
+            }
+            observation.stop();
+        };
     }
 
     /** How many runs are traced now (for tests and diagnostics). */
