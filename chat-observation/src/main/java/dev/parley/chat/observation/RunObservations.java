@@ -43,7 +43,7 @@ public final class RunObservations {
 
     /** The engine listener that records runs, tool calls and waits ({@code ChatEngine.Builder.listener}). */
     public EngineListener engineListener() {
-        return traces;
+        return traces.listener();
     }
 
     /**
@@ -52,7 +52,7 @@ public final class RunObservations {
      * instance.
      */
     public RunContextPropagator contextPropagator() {
-        return traces;
+        return traces.propagator();
     }
 
     /** {@code delegate} with every call observed; {@code provider} is the GenAI provider name ({@code openai}, …). */

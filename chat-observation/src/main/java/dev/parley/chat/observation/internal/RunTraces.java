@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The live runs' traces, fed by the engine both as its {@link EngineListener} (the run's events) and as its
- * {@link RunContextPropagator} (the caller's context at the start, made current around the launch).
+ * The live runs' traces, fed by the engine both through its {@link #listener()} (the run's events) and its
+ * {@link #propagator()} (the caller's context at the start, made current around the launch).
  *
  * <p>A run started here gets its observation when it is captured, as a child of the caller's current
  * observation, and starts it at launch; its scope is open on the launch thread, so that what the runtime does
@@ -32,21 +32,32 @@ import org.jspecify.annotations.Nullable;
  * did not start here (recovered after a restart, taken over) gets an observation without a parent when it
  * starts. Thread-safe.
  */
-public final class RunTraces implements EngineListener, RunContextPropagator {
+public final class RunTraces {
     private final ObservationRegistry registry;
     private final ObservationSettings settings;
     private final ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
     private final Map<String, RunTrace> traces = new ConcurrentHashMap<>();
+    private final EngineListener listener = new Listener();
+    private final RunContextPropagator propagator = this::capture;
 
     public RunTraces(ObservationRegistry registry, ObservationSettings settings) {
         this.registry = registry;
         this.settings = settings;
     }
 
-    @Override
-    public Captured capture(Run run) {
+    /** The engine listener: distinct from {@link #propagator()}, so a container finds one bean of each type. */
+    public EngineListener listener() {
+        return listener;
+    }
+
+    /** The context propagator. */
+    public RunContextPropagator propagator() {
+        return propagator;
+    }
+
+    private RunContextPropagator.Captured capture(Run run) {
         if (registry.isNoop()) {
-            return Captured.NOTHING;
+            return RunContextPropagator.Captured.NOTHING;
         }
         ContextSnapshot caller = snapshots.captureAll();
         RunTrace trace = traces.computeIfAbsent(run.id(),
@@ -67,16 +78,14 @@ public final class RunTraces implements EngineListener, RunContextPropagator {
         return snapshots.captureAll().wrap(task);
     }
 
-    @Override
-    public void runStarted(Run run) {
+    private void started(Run run) {
         if (registry.isNoop()) {
             return;
         }
         traces.computeIfAbsent(run.id(), id -> new RunTrace(registry, settings, run, null)).start();
     }
 
-    @Override
-    public void eventAppended(RunEvent logged) {
+    private void appended(RunEvent logged) {
         RunTrace trace = traces.get(logged.runId());
         if (trace == null) {
             return;
@@ -95,8 +104,7 @@ public final class RunTraces implements EngineListener, RunContextPropagator {
         }
     }
 
-    @Override
-    public void runFinished(Run run) {
+    private void finished(Run run) {
         RunTrace trace = traces.remove(run.id());
         if (trace == null) {
             return;
@@ -108,10 +116,9 @@ public final class RunTraces implements EngineListener, RunContextPropagator {
      * A {@code parley.store.write} observation per store write: a child of the run it writes when it writes one
      * traced run, else a root of its own (a flush shared by many runs belongs to none of them).
      */
-    @Override
-    public WriteEnd storeWriteStarted(StoreWrite write) {
+    private EngineListener.WriteEnd writeStarted(StoreWrite write) {
         if (registry.isNoop()) {
-            return WriteEnd.NOTHING;
+            return EngineListener.WriteEnd.NOTHING;
         }
         RunTrace only = write.runIds().size() == 1 ? traces.get(write.runIds().get(0)) : null;
         Observation observation = Observation.createNotStarted(STORE_WRITE, registry)
@@ -130,16 +137,33 @@ public final class RunTraces implements EngineListener, RunContextPropagator {
         };
     }
 
-    /** How many runs are traced now (for tests and diagnostics). */
-    public int active() {
-        return traces.size();
-    }
-
     private static @Nullable Throwable failure(Run run) {
         if (run.status() != RunStatus.FAILED) {
             return null;
         }
         return run.error() != null ? new RunFailure(run.error().code(), run.error().message())
                 : new RunFailure("FAILED", "the run failed");
+    }
+
+    private final class Listener implements EngineListener {
+        @Override
+        public void runStarted(Run run) {
+            started(run);
+        }
+
+        @Override
+        public void eventAppended(RunEvent event) {
+            appended(event);
+        }
+
+        @Override
+        public void runFinished(Run run) {
+            finished(run);
+        }
+
+        @Override
+        public WriteEnd storeWriteStarted(StoreWrite write) {
+            return writeStarted(write);
+        }
     }
 }
