@@ -1,5 +1,6 @@
 package dev.parley.chat.spring;
 
+import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.RunContextPropagator;
@@ -10,6 +11,7 @@ import dev.parley.chat.spring.internal.RunTracing;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import okhttp3.Interceptor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -63,11 +65,14 @@ public class ParleyObservationAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public RunTracing parleyRunTracing(RunObservations observations, ObservationRegistry registry) {
+    public RunTracing parleyRunTracing(RunObservations observations, ObservationRegistry registry,
+            ParleyObservationProperties properties) {
         ThreadFactory agentThreads = RunThreads.factory("parley-agent");
         Interceptor http = ClassUtils.isPresent(OKHTTP_INTERCEPTOR, getClass().getClassLoader())
                 ? OkHttpInterceptors.observing(registry) : null;
-        return new RunTracing(observations.taskDecorator(), observations::modelClient,
+        BiFunction<ModelClient, String, ModelClient> models = properties.isModelCalls() ? observations::modelClient
+                : (client, provider) -> client;
+        return new RunTracing(observations.taskDecorator(), models,
                 observations.executor(task -> agentThreads.newThread(task).start()), http);
     }
 

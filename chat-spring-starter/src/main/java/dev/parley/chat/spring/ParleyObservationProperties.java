@@ -16,6 +16,11 @@ public class ParleyObservationProperties {
      * traces usually leave the service, and that text is personal.
      */
     private boolean includeContent;
+    /**
+     * Whether the agent loop's model calls are observed ({@code parley.model.call}). Turn off when the model
+     * library's own observations (Spring AI's) are enough.
+     */
+    private boolean modelCalls = true;
     /** The runtime's name on every run ({@code parley.runtime}); unset: hermes or agent-loop, as configured. */
     private @Nullable String runtime;
 
@@ -33,6 +38,14 @@ public class ParleyObservationProperties {
 
     public void setIncludeContent(boolean includeContent) {
         this.includeContent = includeContent;
+    }
+
+    public boolean isModelCalls() {
+        return modelCalls;
+    }
+
+    public void setModelCalls(boolean modelCalls) {
+        this.modelCalls = modelCalls;
     }
 
     public @Nullable String getRuntime() {
