@@ -21,6 +21,19 @@ from .turn import TurnSpec
 
 log = logging.getLogger("parley_bridge.http")
 
+# W3C Trace Context: version-traceid-parentid-flags, lower-case hex; an all-zero trace id is invalid
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+def trace_id(traceparent: str | None) -> str | None:
+    """The trace id of a W3C ``traceparent`` header, or None for none or one that is not well formed."""
+    if traceparent is None:
+        return None
+    match = _TRACEPARENT.match(traceparent.strip())
+    if match is None or match.group(1) == "0" * 32:
+        return None
+    return match.group(1)
+
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ROUTES = {  # (path pattern, method)
     "health": (re.compile(r"^/health$"), "GET"),
@@ -175,6 +188,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _run(self, core: BridgeCore, body: bytes, run_id: str | None, query: dict) -> None:
         run = core.start(parse_run_request(self._object(body), core.attachment_limits))
+        trace = trace_id(self.headers.get("traceparent"))
+        if trace is not None:
+            log.info("Run %s: trace %s", run.run_id, trace)
         self._stream(run, 0)
 
     def _status(self, core: BridgeCore, body: bytes, run_id: str, query: dict) -> None:

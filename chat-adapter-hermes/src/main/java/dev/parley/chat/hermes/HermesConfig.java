@@ -3,9 +3,10 @@ package dev.parley.chat.hermes;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.SkillResolver;
-import java.util.Set;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.UnaryOperator;
 import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 import org.jspecify.annotations.Nullable;
@@ -74,6 +75,7 @@ public final class HermesConfig {
     private final ModelResolver modelResolver;
     private final SkillResolver skillResolver;
     private final @Nullable OkHttpClient httpClient;
+    private final UnaryOperator<Runnable> taskDecorator;
     private final int reattachAttempts;
     private final Duration reattachBackoff;
     private final FeatureSetting apiServerSessionHistory;
@@ -97,6 +99,7 @@ public final class HermesConfig {
         this.modelResolver = b.modelResolver;
         this.skillResolver = b.skillResolver;
         this.httpClient = b.httpClient;
+        this.taskDecorator = b.taskDecorator;
         this.reattachAttempts = b.reattachAttempts;
         this.reattachBackoff = b.reattachBackoff;
         this.apiServerSessionHistory = b.apiServerSessionHistory;
@@ -153,6 +156,11 @@ public final class HermesConfig {
     /** The host's own client, or null for one the adapter builds (and closes). */
     public @Nullable OkHttpClient httpClient() {
         return httpClient;
+    }
+
+    /** What wraps each run's stream task before it goes to the adapter's thread; identity by default. */
+    public UnaryOperator<Runnable> taskDecorator() {
+        return taskDecorator;
     }
 
     public int reattachAttempts() {
@@ -223,6 +231,7 @@ public final class HermesConfig {
         private ModelResolver modelResolver = ModelResolver.passThrough();
         private SkillResolver skillResolver = SkillResolver.none();
         private @Nullable OkHttpClient httpClient;
+        private UnaryOperator<Runnable> taskDecorator = UnaryOperator.identity();
         private int reattachAttempts = 3;
         private Duration reattachBackoff = Duration.ofMillis(500);
         private FeatureSetting apiServerSessionHistory = FeatureSetting.DETECT;
@@ -303,6 +312,16 @@ public final class HermesConfig {
          */
         public Builder httpClient(@Nullable OkHttpClient value) {
             this.httpClient = value;
+            return this;
+        }
+
+        /**
+         * Wraps each run's stream task on the thread that starts the stream (the engine's, where the run's context
+         * is current) before the adapter hands it to its own thread, which makes its HTTP calls: to carry a trace
+         * there, say (Parley's chat-observation module gives one). Must return a task that runs the given one.
+         */
+        public Builder taskDecorator(UnaryOperator<Runnable> value) {
+            this.taskDecorator = Objects.requireNonNull(value, "taskDecorator");
             return this;
         }
 

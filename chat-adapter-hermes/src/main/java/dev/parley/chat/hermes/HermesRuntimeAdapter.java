@@ -35,6 +35,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Flow;
+import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +101,8 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
         this.http = new HermesHttp(config.baseUrl(), config.bearerToken(), config.httpClient(), config.connectTimeout(),
                 config.idleTimeout(), config.requestTimeout());
         this.workers = RunThreads.executor("parley-hermes-stream");
-        this.apiServer = new ApiServerTransport(http, config, workers);
+        UnaryOperator<Runnable> decorator = config.taskDecorator();
+        this.apiServer = new ApiServerTransport(http, config, task -> workers.execute(decorator.apply(task)));
     }
 
     /** The configuration this adapter runs with. */
@@ -157,7 +159,7 @@ public final class HermesRuntimeAdapter implements RuntimeAdapter, AutoCloseable
                 BridgeRun run = new BridgeRun(http, request, redactor, body, resumeAfter, config.reattachAttempts(),
                         config.reattachBackoff(), emitter, r -> bridgeRuns.remove(r.runId(), r));
                 bridgeRuns.put(request.runId(), run);
-                workers.execute(run);
+                workers.execute(config.taskDecorator().apply(run));
             });
         }
         return apiServer.start(request, model, systemPrompt, redactor);

@@ -10,13 +10,17 @@ import dev.parley.chat.springai.internal.Failures;
 import dev.parley.chat.springai.internal.Prompts;
 import dev.parley.chat.springai.internal.StreamedCall;
 import dev.parley.chat.springai.internal.UserMessages;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
+import reactor.core.publisher.Flux;
 
 /**
  * A {@link ModelClient} over a Spring AI {@link ChatModel}'s {@code stream(Prompt)}, so that a Spring AI model
@@ -83,11 +87,41 @@ public final class SpringAiModelClient implements ModelClient {
             return call;
         }
         try {
-            model.stream(prompt).subscribe(call.subscriber());
+            withCallersObservation(model.stream(prompt)).subscribe(call.subscriber());
         } catch (RuntimeException e) {
             call.fail(Failures.of(e));
         }
         return call;
+    }
+
+    /**
+     * The stream with the observation current on the calling thread (Parley's model call, when runs are traced)
+     * in its Reactor context, where Spring AI's models look for the parent of their own observation: a streamed
+     * call does not see the thread's. Unchanged when no observation is current, or without Micrometer's
+     * context-propagation library (an optional dependency of Micrometer's, which Spring AI's OpenAI model brings).
+     */
+    private static Flux<ChatResponse> withCallersObservation(Flux<ChatResponse> stream) {
+        return CurrentObservation.PRESENT ? CurrentObservation.put(stream) : stream;
+    }
+
+    /** Loads Micrometer's context-propagation classes only where they are. */
+    private static final class CurrentObservation {
+        static final boolean PRESENT = present("io.micrometer.context.ThreadLocalAccessor");
+
+        static Flux<ChatResponse> put(Flux<ChatResponse> stream) {
+            Observation current = ObservationThreadLocalAccessor.getInstance().getValue();
+            return current == null ? stream
+                    : stream.contextWrite(context -> context.put(ObservationThreadLocalAccessor.KEY, current));
+        }
+
+        private static boolean present(String className) {
+            try {
+                Class.forName(className, false, SpringAiModelClient.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
+        }
     }
 
     @Override

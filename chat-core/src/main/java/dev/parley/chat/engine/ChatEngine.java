@@ -188,7 +188,7 @@ public final class ChatEngine implements AutoCloseable {
         this.attachments = new ChatAttachments(attachmentWork);
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
                 hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork);
-        this.runs = new RunManager(ctx);
+        this.runs = new RunManager(ctx, b.contextPropagator);
         this.views = new ThreadViews(ctx, runs);
         this.branches = new Branches(store, runs, views);
         this.turns = new Turns(ctx, runs, views, doubleTexting);
@@ -833,6 +833,7 @@ public final class ChatEngine implements AutoCloseable {
         private DoubleTexting doubleTexting = DoubleTexting.REJECT;
         private EngineListener listener = new EngineListener() {
         };
+        private RunContextPropagator contextPropagator = RunContextPropagator.NONE;
         private final Map<String, HostAction> hostActions = new LinkedHashMap<>();
         private final List<HostActionSource> hostActionSources = new ArrayList<>();
         private RunCoordinator coordinator = RunCoordinator.local();
@@ -984,6 +985,15 @@ public final class ChatEngine implements AutoCloseable {
 
         public Builder listener(EngineListener value) {
             this.listener = Objects.requireNonNull(value, "listener");
+            return this;
+        }
+
+        /**
+         * Carries the context of the thread that starts a run (its trace, say) to the thread that launches it
+         * (default: {@link RunContextPropagator#NONE}); see {@link RunContextPropagator} for when it is called.
+         */
+        public Builder contextPropagator(RunContextPropagator value) {
+            this.contextPropagator = Objects.requireNonNull(value, "contextPropagator");
             return this;
         }
 

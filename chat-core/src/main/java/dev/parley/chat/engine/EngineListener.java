@@ -2,6 +2,7 @@ package dev.parley.chat.engine;
 
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Observes the engine, e.g. for metrics. Every method has a no-op default, so the interface can grow.
@@ -32,5 +33,24 @@ public interface EngineListener {
 
     /** A subscriber left (completed, failed, cut off or cancelled). */
     default void subscriberClosed(String runId) {
+    }
+
+    /**
+     * The engine is about to write to its store; the returned callback is called once, on the same thread,
+     * when the write returns or throws (then with what it threw). For timing writes (a trace of store flushes).
+     */
+    default WriteEnd storeWriteStarted(StoreWrite write) {
+        return WriteEnd.NOTHING;
+    }
+
+    /** Told when a store write ends. */
+    @FunctionalInterface
+    interface WriteEnd {
+        /** Does nothing. */
+        WriteEnd NOTHING = failure -> {
+        };
+
+        /** @param failure what the write threw, null if it succeeded */
+        void ended(@Nullable Throwable failure);
     }
 }

@@ -3,6 +3,7 @@ package dev.parley.chat.spring;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.HostActionSource;
 import dev.parley.chat.runtime.RuntimeAdapter;
@@ -60,7 +61,8 @@ public class ParleyAutoConfiguration {
     public ChatEngine chatEngine(RuntimeAdapter runtime, ChatStore store, ParleyProperties properties,
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
             ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator,
-            ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore) {
+            ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore,
+            ObjectProvider<RunContextPropagator> contextPropagator) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -70,6 +72,7 @@ public class ParleyAutoConfiguration {
                 .listener(new CompositeEngineListener(listeners.orderedStream().collect(Collectors.toList())));
         builder.attachmentLimits(attachments.toLimits());
         blobStore.ifUnique(builder::blobStore);
+        contextPropagator.ifUnique(builder::contextPropagator);
         hostActions.orderedStream().forEach(builder::hostAction);
         hostActionSources.orderedStream().forEach(builder::hostActions);
         if (properties.getEngine().getEventRetention() != null) {

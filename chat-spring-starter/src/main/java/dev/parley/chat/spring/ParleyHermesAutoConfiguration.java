@@ -10,10 +10,12 @@ import dev.parley.chat.hermes.ModelResolver;
 import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillResolver;
+import dev.parley.chat.spring.internal.RunTracing;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
+import okhttp3.OkHttpClient;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -38,7 +40,8 @@ public class ParleyHermesAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(RuntimeAdapter.class)
     public HermesRuntimeAdapter hermesRuntimeAdapter(ParleyProperties properties,
-            ObjectProvider<ModelResolver> modelResolver, ObjectProvider<SkillResolver> skillResolver) {
+            ObjectProvider<ModelResolver> modelResolver, ObjectProvider<SkillResolver> skillResolver,
+            ObjectProvider<RunTracing> tracing) {
         ParleyProperties.Hermes hermes = properties.getHermes();
         HermesConfig.Builder config = HermesConfig.builder()
                 .baseUrl(hermes.getBaseUrl())
@@ -56,6 +59,12 @@ public class ParleyHermesAutoConfiguration {
                 .modelResolver(modelResolver.getIfAvailable(() -> models(hermes.getModels())))
                 .skillResolver(skillResolver.getIfAvailable(() -> hermes.getSkillsDir() == null
                         ? SkillResolver.none() : SkillResolver.directory(hermes.getSkillsDir())));
+        tracing.ifAvailable(traced -> {
+            config.taskDecorator(traced.taskDecorator());
+            if (traced.httpInterceptor() != null) {
+                config.httpClient(new OkHttpClient.Builder().addInterceptor(traced.httpInterceptor()).build());
+            }
+        });
         return new HermesRuntimeAdapter(config.build());
     }
 

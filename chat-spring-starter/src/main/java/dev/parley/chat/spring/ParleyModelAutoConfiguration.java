@@ -8,6 +8,7 @@ import dev.parley.chat.runtime.SkillResolver;
 import dev.parley.chat.spring.ParleyAgentProperties.ModelLibrary;
 import dev.parley.chat.spring.internal.AgentRuntimes;
 import dev.parley.chat.spring.internal.ModelCandidate;
+import dev.parley.chat.spring.internal.RunTracing;
 import dev.parley.chat.springai.SpringAiModelClient;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -73,11 +74,11 @@ public class ParleyModelAutoConfiguration {
     @Bean
     @ConditionalOnBean(ModelCandidate.class)
     public AgentLoopRuntime parleyAgentRuntime(ParleyAgentProperties properties, ObjectProvider<ModelCandidate> candidates,
-            ObjectProvider<SkillResolver> skillResolver) {
+            ObjectProvider<SkillResolver> skillResolver, ObjectProvider<RunTracing> tracing) {
         List<ModelCandidate> found = candidates.orderedStream().collect(Collectors.toList());
         SkillResolver skills = skillResolver.getIfAvailable(() -> properties.getSkillsDir() == null
                 ? SkillResolver.none() : SkillResolver.directory(properties.getSkillsDir()));
-        return AgentRuntimes.build(properties, found, skills);
+        return AgentRuntimes.build(properties, found, skills, tracing.getIfAvailable());
     }
 
     /** The application's LangChain4j streaming model. */

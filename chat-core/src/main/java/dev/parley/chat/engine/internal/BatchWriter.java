@@ -329,7 +329,7 @@ public final class BatchWriter implements AutoCloseable {
                 batch = builder.build();
             }
             try {
-                ctx.store.write(batch);
+                ctx.write(batch);
             } catch (LeaseLostException e) {
                 loseLeases(e.runIds());
                 continue;
@@ -359,7 +359,7 @@ public final class BatchWriter implements AutoCloseable {
                 continue;
             }
             try {
-                ctx.store.write(part.batch);
+                ctx.write(part.batch);
                 stored.add(part);
             } catch (LeaseLostException e) {
                 loseLeases(e.runIds());

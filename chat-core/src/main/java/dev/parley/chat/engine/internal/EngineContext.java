@@ -3,12 +3,15 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.StoreWrite;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.store.StoreBatch;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -71,6 +74,19 @@ public final class EngineContext {
         this.leaseTimeout = leaseTimeout;
         this.controlTimeout = controlTimeout;
         this.writer = new BatchWriter(this);
+    }
+
+    /** Writes {@code batch} to the store, telling the listener when the write starts and ends. */
+    void write(StoreBatch batch) {
+        EngineListener.WriteEnd end = listener.storeWriteStarted(new StoreWrite(List.copyOf(batch.writtenRunIds()),
+                batch.events().size(), batch.messages().size()));
+        try {
+            store.write(batch);
+        } catch (RuntimeException | Error e) {
+            end.ended(e);
+            throw e;
+        }
+        end.ended(null);
     }
 
     /** The clock's time, at millisecond precision (what the model stores). */

@@ -1,6 +1,7 @@
 package dev.parley.chat.engine.internal;
 
 import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.StoreWrite;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
 import org.slf4j.Logger;
@@ -44,6 +45,14 @@ final class GuardedListener implements EngineListener {
     @Override
     public void subscriberClosed(String runId) {
         guard("subscriberClosed", () -> delegate.subscriberClosed(runId));
+    }
+
+    @Override
+    public WriteEnd storeWriteStarted(StoreWrite write) {
+        WriteEnd[] end = {WriteEnd.NOTHING};
+        guard("storeWriteStarted", () -> end[0] = delegate.storeWriteStarted(write));
+        WriteEnd started = end[0] == null ? WriteEnd.NOTHING : end[0];
+        return failure -> guard("storeWriteStarted's end", () -> started.ended(failure));
     }
 
     private static void guard(String method, Runnable call) {

@@ -6,6 +6,7 @@ import dev.parley.chat.cluster.ControlMessage;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.engine.AnswerResult;
 import dev.parley.chat.engine.DoubleTexting;
+import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.engine.RunState;
 import dev.parley.chat.engine.RunTicket;
 import dev.parley.chat.event.RunEvent;
@@ -53,6 +54,7 @@ public final class RunManager implements RunHost {
     private static final int BRANCH_ATTEMPTS = 5;
 
     private final EngineContext ctx;
+    private final RunContexts contexts;
     private final RunRecovery recovery;
     /** Set when the engine closes: no run starts any more, queued runs stay queued. Guarded by ctx.lanes. */
     private boolean closing;
@@ -63,7 +65,13 @@ public final class RunManager implements RunHost {
     private final ReentrantLock[] answerLocks = new ReentrantLock[64];
 
     public RunManager(EngineContext ctx) {
+        this(ctx, RunContextPropagator.NONE);
+    }
+
+    /** @param propagator carries the context of the thread that starts a run to the run's launch */
+    public RunManager(EngineContext ctx, RunContextPropagator propagator) {
         this.ctx = ctx;
+        this.contexts = new RunContexts(propagator);
         this.recovery = new RunRecovery(ctx, this);
         this.cluster = new ClusterDuties(ctx, recovery, this);
         for (int i = 0; i < answerLocks.length; i++) {
@@ -136,6 +144,7 @@ public final class RunManager implements RunHost {
         if (placed.interrupted() != null) {
             placed.interrupted().cancel();
         }
+        contexts.capture(placed.run().snapshot());
         if (!placed.queued()) {
             launch(placed.run());
         }
@@ -189,7 +198,7 @@ public final class RunManager implements RunHost {
                 batch.lease(new RunLease(toStore.id(), ctx.coordinator.instanceId(), ctx.leaseEnd()));
             }
             try {
-                ctx.store.write(batch.build());
+                ctx.write(batch.build());
             } catch (ThreadGoneException e) {
                 throw ChatException.notFound("thread", threadId);
             } catch (BranchMovedException e) {
@@ -375,7 +384,7 @@ public final class RunManager implements RunHost {
     /** Hands a run's launch to a worker; a refused hand-off ends the run. */
     void launch(ActiveRun run) {
         try {
-            ctx.work.execute(run::launch);
+            ctx.work.execute(contexts.wrap(run.runId(), run::launch));
         } catch (RuntimeException e) {
             run.launchRefused(e);
         }
@@ -383,6 +392,7 @@ public final class RunManager implements RunHost {
 
     @Override
     public void runEnded(ActiveRun run) {
+        contexts.drop(run.runId());
         releaseLane(run);
     }
 

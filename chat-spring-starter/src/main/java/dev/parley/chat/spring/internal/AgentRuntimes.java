@@ -2,12 +2,15 @@ package dev.parley.chat.spring.internal;
 
 import dev.parley.chat.ChatException;
 import dev.parley.chat.agent.AgentLoopRuntime;
+import dev.parley.chat.agent.ModelClient;
 import dev.parley.chat.runtime.ModelOption;
 import dev.parley.chat.runtime.SkillResolver;
 import dev.parley.chat.spring.ParleyAgentProperties;
 import dev.parley.chat.spring.ParleyAgentProperties.ModelLibrary;
 import java.util.List;
+import java.util.Locale;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** Builds the agent loop runtime from the model beans found and the {@code parley.agent.*} settings. */
 public final class AgentRuntimes {
@@ -24,19 +27,48 @@ public final class AgentRuntimes {
      */
     public static AgentLoopRuntime build(ParleyAgentProperties settings, List<ModelCandidate> candidates,
             SkillResolver skills) {
+        return build(settings, candidates, skills, null);
+    }
+
+    /**
+     * As {@link #build(ParleyAgentProperties, List, SkillResolver)}; with {@code tracing}, the model's calls are
+     * observed and the loop runs on threads that carry the run's trace.
+     */
+    public static AgentLoopRuntime build(ParleyAgentProperties settings, List<ModelCandidate> candidates,
+            SkillResolver skills, @Nullable RunTracing tracing) {
         ModelCandidate chosen = choose(settings.getLibrary(), candidates);
         if (settings.getMaxIterations() < 1) {
             throw ChatException.configuration("parley.agent.max-iterations must be positive, got " + settings.getMaxIterations());
         }
-        AgentLoopRuntime.Builder builder = AgentLoopRuntime.builder(chosen.client())
+        ModelClient client = tracing == null ? chosen.client()
+                : tracing.modelClient().apply(chosen.client(), provider(chosen));
+        AgentLoopRuntime.Builder builder = AgentLoopRuntime.builder(client)
                 .maxIterations(settings.getMaxIterations())
                 .systemPrompt(settings.getSystemPrompt())
                 .skills(skills);
         if (!settings.getModels().isEmpty()) {
             builder.models(models(settings.getModels()));
         }
+        if (tracing != null) {
+            builder.executor(tracing.agentExecutor());
+        }
         return builder.build();
     }
+
+    /** The GenAI provider name ({@code gen_ai.provider.name}) for a model bean, from its class name. */
+    static String provider(ModelCandidate candidate) {
+        String type = candidate.bean().toLowerCase(Locale.ROOT);
+        for (String[] known : PROVIDERS) {
+            if (type.contains(known[0])) {
+                return known[1];
+            }
+        }
+        return candidate.library() == ModelLibrary.LANGCHAIN4J ? "langchain4j" : "spring_ai";
+    }
+
+    private static final String[][] PROVIDERS = {{"azureopenai", "azure.ai.openai"}, {"openai", "openai"},
+        {"anthropic", "anthropic"}, {"bedrock", "aws.bedrock"}, {"vertexai", "gcp.vertex_ai"},
+        {"gemini", "gcp.gemini"}, {"mistral", "mistral_ai"}, {"ollama", "ollama"}, {"deepseek", "deepseek"}};
 
     static ModelCandidate choose(ModelLibrary library, List<ModelCandidate> candidates) {
         if (library == ModelLibrary.AUTO) {

@@ -1,6 +1,7 @@
 package dev.parley.chat.spring.internal;
 
 import dev.parley.chat.engine.EngineListener;
+import dev.parley.chat.engine.StoreWrite;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Run;
 import java.util.List;
@@ -46,5 +47,19 @@ public final class CompositeEngineListener implements EngineListener {
         for (EngineListener listener : listeners) {
             listener.subscriberClosed(runId);
         }
+    }
+
+    /** Every listener's end is called, in reverse order. */
+    @Override
+    public WriteEnd storeWriteStarted(StoreWrite write) {
+        WriteEnd[] ends = new WriteEnd[listeners.length];
+        for (int i = 0; i < listeners.length; i++) {
+            ends[i] = listeners[i].storeWriteStarted(write);
+        }
+        return failure -> {
+            for (int i = ends.length - 1; i >= 0; i--) {
+                ends[i].ended(failure);
+            }
+        };
     }
 }
