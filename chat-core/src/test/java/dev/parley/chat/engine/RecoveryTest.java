@@ -149,6 +149,82 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     /**
+     * Found by the simulation: a run whose end was logged while its record's write was lost still said
+     * RUNNING; followed again after a restart, it ended a second time. Its record is stored as ended, as its
+     * log says, and the runtime is neither followed nor stopped again.
+     */
+    @Test
+    void aRunWhoseEndIsLoggedButWhoseRecordSaysActiveIsSettledNotFollowedAgain() {
+        Run run = leftBehind("r20", RunStatus.RUNNING, 3, 3);
+        store.write(StoreBatch.builder()
+                .event(new RunEvent(run.id(), 4, T0.toEpochMilli() + 4, new AgentStreamEvent.TextDelta(
+                        run.assistantMessageId(), " and done")))
+                .event(new RunEvent(run.id(), 5, T0.toEpochMilli() + 5,
+                        new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null)))
+                .resumePoint(new StoreBatch.ResumePoint(run.id(), "bridge-seq-9", 0, true))
+                .build());
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("next"));
+        ChatEngine engine = engine(runtime);
+
+        Run settled = await(() -> store.findRun(run.id()).orElseThrow(), r -> r.status().isTerminal(),
+                "the record settled");
+        assertThat(settled.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(settled.finishedAt()).isEqualTo(Instant.ofEpochMilli(T0.toEpochMilli() + 5));
+        assertThat(store.readEvents(run.id(), 0, 100)).extracting(RunEvent::seq).containsExactly(1L, 2L, 3L, 4L, 5L);
+        AssistantMessage answer = (AssistantMessage) store.findMessage(run.assistantMessageId()).orElseThrow();
+        assertThat(answer.text()).isEqualTo("Partial and done");
+        assertThat(answer.status()).isEqualTo(MessageStatus.COMPLETED);
+        assertThat(runtime.reattachments()).isEmpty();
+        assertThat(runtime.stoppedOrphans()).isEmpty();
+        assertThat(engine.state(ALICE, run.id()).run().status()).isEqualTo(RunStatus.SUCCEEDED);
+
+        RunTicket next = engine.startRun(ALICE, run.threadId(), StartRun.of("again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+    }
+
+    /**
+     * A run whose recovery failed is read again when it is retried, and a failing read puts the retry off
+     * (it no longer goes on with the run as first found): one that ended meanwhile (here by hand, as another
+     * path would end it) is not followed again.
+     */
+    @Test
+    void aRetriedRecoveryReadsTheRunAgainAndLeavesOneThatEndedMeanwhile() {
+        Run run = leftBehind("r21", RunStatus.RUNNING, 3, 3);
+        store.write(StoreBatch.builder().resumePoint(new StoreBatch.ResumePoint(run.id(), "bridge-seq-9", 0, true))
+                .build());
+        AtomicBoolean recoveryFails = new AtomicBoolean(true);
+        AtomicBoolean nextRunReadFails = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicInteger readsAfterTheEnd = new java.util.concurrent.atomic.AtomicInteger();
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("findRun") && run.id().equals(args[0]) && !recoveryFails.get()
+                    && readsAfterTheEnd.incrementAndGet() == 1 && nextRunReadFails.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: the retry's read failed");
+            }
+            if (method.equals("lastSeq") && recoveryFails.getAndSet(false)) {
+                nextRunReadFails.set(true);
+                real.write(StoreBatch.builder()
+                        .event(new RunEvent(run.id(), 4, T0.toEpochMilli() + 4,
+                                new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stopped elsewhere")))
+                        .run(run.finished(RunStatus.CANCELLED, T0.plusSeconds(1), null, null, null))
+                        .build());
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: recovery's read failed");
+            }
+            return proceed.call();
+        });
+        ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("next"));
+        ChatEngine engine = engine(runtime);
+        assertThat(recoveryFails).as("the first recovery failed").isFalse();
+
+        await(() -> readsAfterTheEnd.get() >= 2 || !runtime.reattachments().isEmpty(), done -> done,
+                "the retry after the failed read, or a re-attachment");
+        assertThat(runtime.reattachments()).as("the ended run is not followed again").isEmpty();
+        RunTicket next = engine.startRun(ALICE, run.threadId(), StartRun.of("again"));
+        awaitRun(engine, next.runId(), RunStatus.SUCCEEDED);
+        assertThat(real.readEvents(run.id(), 0, 100)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+    }
+
+    /**
      * An answer that comes while the run is not followed yet (its recovery failed and is retried shortly) can
      * reach nobody: it is refused as RUNTIME_UNAVAILABLE and taken back, not refused as if the run had stopped
      * waiting; sent again once the run is followed, it is delivered once.

@@ -161,6 +161,35 @@ class RunLifeUnderFailuresTest extends EngineTestSupport {
         assertThat(engine.state(ALICE, next).run().status()).isEqualTo(RunStatus.SUCCEEDED);
     }
 
+    /**
+     * Found by the simulation: when the store kept refusing the write that ends a run, the writer stored it
+     * row by row and left the run's ended record out; the run's end was logged while its record said RUNNING,
+     * holding its thread in the store for good (and after a restart it was followed again and ended twice).
+     * The ended record is kept and written again until the store takes it.
+     */
+    @Test
+    void aRunsEndedRecordTheStoreKeepsRefusingIsWrittenAgainNotLeftOut() {
+        InMemoryChatStore memory = new InMemoryChatStore();
+        AtomicInteger refusals = new AtomicInteger();
+        ChatEngine engine = engineOver(InterceptedStore.of(memory, (name, args, proceed) -> {
+            if (name.equals("write") && ((dev.parley.chat.store.StoreBatch) args[0]).runs().stream()
+                    .anyMatch(run -> run.status().isTerminal()) && refusals.incrementAndGet() <= 12) {
+                throw new ChatException(ErrorCode.STORE_FAILURE, "injected: the run's ended record is refused");
+            }
+            return proceed.call();
+        }));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+
+        String runId = playOneRun(engine, threadId);
+        Run stored = await(() -> memory.findRun(runId).orElseThrow(), run -> run.status().isTerminal(),
+                "the run's ended record to be stored");
+        assertThat(refusals.get()).as("the store refused it often enough to be written row by row").isGreaterThan(12);
+        assertThat(stored.status()).isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(memory.readEvents(runId, 0, 10_000)).filteredOn(e -> e.event().isTerminal()).hasSize(1);
+        String next = await(() -> playOneRun(engine, threadId), id -> id != null, "the thread to take a message");
+        assertThat(engine.state(ALICE, next).run().status()).isEqualTo(RunStatus.SUCCEEDED);
+    }
+
     /** What a listener may throw: a runtime exception, an {@link Error}, a checked exception thrown sneakily. */
     static Stream<Arguments> listenerFailures() {
         return Stream.of(

@@ -1077,18 +1077,23 @@ public final class ActiveRun {
     private Run currentRecord() {
         RunStatus status = reducer.status() == RunStatus.QUEUED ? run.status() : reducer.status();
         if (status.isTerminal()) {
-            ErrorInfo error = reducer.error();
-            if (error == null && status == RunStatus.INTERRUPTED && reducer.finishReason() != null) {
-                error = new ErrorInfo("INTERRUPTED", reducer.finishReason());
-            }
             if (!run.status().isTerminal()) {
-                run = run.finished(status, ctx.now(), error, reducer.usage(), reducer.guardrailsFailureReason());
+                run = endedRecord(run, reducer, ctx.now());
             }
             return run;
         }
         return new Run(run.id(), run.threadId(), run.ownerId(), status, run.userMessageId(), run.assistantMessageId(),
                 run.input(), run.modelId(), run.skill(), run.maxIterations(), run.context(), run.createdAt(),
                 run.startedAt(), null, null, reducer.usage(), reducer.guardrailsFailureReason());
+    }
+
+    /** The record of {@code run} ended as {@code reducer} (which has applied its terminal event) says, at {@code at}. */
+    static Run endedRecord(Run run, RunReducer reducer, java.time.Instant at) {
+        ErrorInfo error = reducer.error();
+        if (error == null && reducer.status() == RunStatus.INTERRUPTED && reducer.finishReason() != null) {
+            error = new ErrorInfo("INTERRUPTED", reducer.finishReason());
+        }
+        return run.finished(reducer.status(), at, error, reducer.usage(), reducer.guardrailsFailureReason());
     }
 
     private void withMdc(Runnable work) {

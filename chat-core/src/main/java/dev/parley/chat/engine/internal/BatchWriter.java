@@ -397,7 +397,7 @@ public final class BatchWriter implements AutoCloseable {
             return;
         }
         if (outcome instanceof RowByRowWrite.Kept) {
-            log.warn("Run {}: the store takes no writes; keeping its part for later", part.run.runId());
+            log.warn("Run {}: the store did not take its part; keeping it for later", part.run.runId());
             return;
         }
         List<String> refused = ((RowByRowWrite.Settled) outcome).refused();

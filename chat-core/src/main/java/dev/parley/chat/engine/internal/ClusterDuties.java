@@ -138,7 +138,7 @@ final class ClusterDuties {
                 if (ctx.store.takeOverRun(run.id(), ctx.coordinator.instanceId(), ctx.now(), ctx.leaseEnd())) {
                     log.info("Run {} lost its host (its lease expired); taking it over", run.id());
                     try {
-                        recovery.recoverOne(ctx.store.findRun(run.id()).orElse(run));
+                        recovery.recoverOne(run);
                     } catch (RuntimeException e) {
                         log.error("Run {} could not be taken over", run.id(), e);
                     }

@@ -15,8 +15,10 @@ import org.slf4j.LoggerFactory;
  * The batch writer's last resort for one run's part that keeps failing on its own: the part written row by
  * row, so that what the store refuses is found and left out while the rest is stored. A row refused while
  * the store takes other writes is written once more (the store may have come back in between), then left
- * out; a left-out event is replaced by a status event saying so, so the run's log has no gap. Used by the
- * batch writer's thread only, holding its flush lock. Resume points are written last ({@link #writeResumePoints}).
+ * out; a left-out event is replaced by a status event saying so, so the run's log has no gap. The record of
+ * a run that ends is never left out: refused twice, the part is kept for later, like a resume point. Used by
+ * the batch writer's thread only, holding its flush lock. Resume points are written last
+ * ({@link #writeResumePoints}).
  */
 final class RowByRowWrite {
     private static final Logger log = LoggerFactory.getLogger(RowByRowWrite.class);
@@ -29,7 +31,10 @@ final class RowByRowWrite {
     record Settled(List<String> refused) implements Outcome {
     }
 
-    /** The store takes no writes at all: nothing is left out, the part is kept for later. */
+    /**
+     * The store takes no writes at all, or refuses a row that may not be left out: nothing is left out, the
+     * part is kept for later.
+     */
     record Kept() implements Outcome {
     }
 
@@ -56,6 +61,9 @@ final class RowByRowWrite {
                     return new Kept();
                 }
                 refused = writeEach(refused);
+                if (refused.stream().anyMatch(RowByRowWrite::endsARun)) {
+                    return new Kept();
+                }
             }
             if (!writeResumePoints(batch)) {
                 return new Kept();
@@ -155,6 +163,15 @@ final class RowByRowWrite {
         batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
         batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
         return rows;
+    }
+
+    /**
+     * Whether the row is the record of a run that ends. It is never left out: with its end event stored and
+     * its record still active, the run would hold its thread in the store, and be followed again (and end a
+     * second time) after a restart. The part is kept and written again later instead.
+     */
+    private static boolean endsARun(StoreBatch row) {
+        return row.runs().stream().anyMatch(run -> run.status().isTerminal());
     }
 
     private static StoreBatch.Builder row(StoreBatch of) {

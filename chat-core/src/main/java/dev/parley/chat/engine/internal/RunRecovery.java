@@ -5,10 +5,12 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.store.StoreBatch;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -94,7 +96,10 @@ final class RunRecovery {
         }
     }
 
-    /** Tries the runs again later (all left-over runs when null): a run must not stay RUNNING for good. */
+    /**
+     * Tries the runs again later (all left-over runs when null): a run must not stay RUNNING for good. Each is
+     * read afresh then ({@link #recoverOne}): it may have ended or been deleted meanwhile.
+     */
     private void retryRecovery(@Nullable List<Run> runs) {
         ctx.timers.schedule(() -> {
             if (manager.isClosing()) {
@@ -104,15 +109,7 @@ final class RunRecovery {
                 recoverAll();
                 return;
             }
-            List<Run> current = new ArrayList<>();
-            for (Run run : runs) {
-                try {
-                    ctx.store.findRun(run.id()).filter(r -> RunManager.ACTIVE.contains(r.status())).ifPresent(current::add);
-                } catch (RuntimeException e) {
-                    current.add(run);
-                }
-            }
-            recoverEach(current.stream().filter(r -> !ctx.activeRuns.containsKey(r.id())).toList());
+            recoverEach(runs.stream().filter(r -> !ctx.activeRuns.containsKey(r.id())).toList());
         }, RETRY_MILLIS, TimeUnit.MILLISECONDS);
     }
 
@@ -150,7 +147,12 @@ final class RunRecovery {
      * Recovers one run: everything is read from the store first, so that a failing store leaves the run
      * as it was (to be tried again); once the run is in memory, its end is guaranteed by {@link ActiveRun}.
      */
-    void recoverOne(Run run) {
+    void recoverOne(Run found) {
+        Optional<Run> current = ctx.store.findRun(found.id());
+        if (current.isEmpty() || !RunManager.ACTIVE.contains(current.get().status())) {
+            return; // deleted, or ended, since it was found
+        }
+        Run run = current.get();
         long base = Math.max(ctx.store.lastSeq(run.id()), ctx.store.reservedSeq(run.id()));
         List<Message> initial = new ArrayList<>();
         if (run.userMessageId() != null) {
@@ -175,6 +177,10 @@ final class RunRecovery {
         List<PendingInput> pending = withAnswersInFlight(run, stillPending, stored);
         Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
 
+        if (stored.stream().anyMatch(event -> event.event().isTerminal())) {
+            settleLoggedEnd(run, stored);
+            return;
+        }
         ActiveRun active = new ActiveRun(ctx, run, initial, base, base, manager);
         active.replayStored(stored);
         boolean resumable = run.status() == RunStatus.WAITING_FOR_INPUT && waiting.isEmpty()
@@ -228,5 +234,22 @@ final class RunRecovery {
                 run.id());
         OrphanStops.stopThenInterrupt(ctx, active, point.map(StoreBatch.ResumePoint::token).orElse(null),
                 "the host stopped while the run was active");
+    }
+
+    /**
+     * A run whose end is logged while its record still says it is active (the record's write was lost after
+     * the end's): it ended, so it is not followed again (that would log a second end). Its record and its
+     * messages are stored as its log says they ended.
+     */
+    private void settleLoggedEnd(Run run, List<RunEvent> stored) {
+        RunReducer reducer = new RunReducer();
+        stored.forEach(reducer::apply);
+        RunEvent end = stored.stream().filter(event -> event.event().isTerminal()).findFirst().orElseThrow();
+        Run record = ActiveRun.endedRecord(run, reducer, Instant.ofEpochMilli(end.timestamp()));
+        log.warn("Run {} logged its end ({}) but its record still said {}; storing the record as ended", run.id(),
+                record.status(), run.status());
+        StoreBatch.Builder batch = StoreBatch.builder().fence(ctx.fence());
+        reducer.messages().forEach(batch::message);
+        ctx.store.write(batch.run(record).build());
     }
 }
