@@ -2,6 +2,7 @@ package dev.parley.chat.hermes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parley.chat.testing.StreamCollector;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.event.AgentStreamEvent;

@@ -3,6 +3,7 @@ package dev.parley.chat.hermes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.parley.chat.testing.StreamCollector;
 import dev.parley.chat.ErrorCode;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.RunStatus;

@@ -20,6 +20,7 @@ import dev.parley.chat.input.ApprovalRequest;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ApprovalReply;
 import dev.parley.chat.testing.Await;
+import dev.parley.chat.testing.StreamCollector;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

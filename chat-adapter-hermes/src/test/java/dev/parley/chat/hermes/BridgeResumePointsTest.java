@@ -13,6 +13,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.runtime.ResumableSubscriber;
 import dev.parley.chat.testing.RecordingSubscriber;
+import dev.parley.chat.testing.StreamCollector;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

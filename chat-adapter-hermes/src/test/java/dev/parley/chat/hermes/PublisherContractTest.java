@@ -3,6 +3,7 @@ package dev.parley.chat.hermes;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.parley.chat.testing.StreamCollector;
 import dev.parley.chat.event.AgentStreamEvent;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -4,6 +4,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.parley.chat.testing.StreamCollector;
 import dev.parley.chat.ChatException;
 import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.json.ChatJson;

@@ -23,6 +23,7 @@ import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.testing.Await;
 import java.io.ByteArrayInputStream;
+import dev.parley.chat.testing.StreamCollector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -30,16 +31,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -249,36 +244,8 @@ class AttachmentsTest {
     }
 
     /** Every event of the adapter's run, to its end. */
-    private List<AgentStreamEvent> events(RunRequest request) throws Exception {
-        List<AgentStreamEvent> events = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        adapter.generateResponse(request).subscribe(collector(events::add, done));
-        done.get(30, TimeUnit.SECONDS);
-        return new ArrayList<>(events);
-    }
-
-    private static Flow.Subscriber<AgentStreamEvent> collector(Consumer<AgentStreamEvent> sink, CompletableFuture<Void> done) {
-        return new Flow.Subscriber<>() {
-            @Override
-            public void onSubscribe(Flow.Subscription s) {
-                s.request(Long.MAX_VALUE);
-            }
-
-            @Override
-            public void onNext(AgentStreamEvent item) {
-                sink.accept(item);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                done.completeExceptionally(t);
-            }
-
-            @Override
-            public void onComplete() {
-                done.complete(null);
-            }
-        };
+    private List<AgentStreamEvent> events(RunRequest request) {
+        return StreamCollector.collect(adapter.generateResponse(request));
     }
 
     private static String upload(ChatEngine engine, String thread, String name, byte[] content) {

@@ -8,6 +8,7 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.runtime.RunRequest;
+import dev.parley.chat.testing.StreamCollector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -356,31 +356,8 @@ class SimulatorProtocolTest {
         HermesRuntimeAdapter adapter = new HermesRuntimeAdapter(HermesConfig.builder().baseUrl(sim.baseUrl())
                 .bearerToken(TOKEN).build());
         closeables.add(0, adapter);
-        List<AgentStreamEvent> events = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        adapter.generateResponse(new RunRequest("t1", "r1", "alice", "a1", "long 20000", null, null, null, null, null, null))
-                .subscribe(new Flow.Subscriber<>() {
-                    @Override
-                    public void onSubscribe(Flow.Subscription s) {
-                        s.request(Long.MAX_VALUE);
-                    }
-
-                    @Override
-                    public void onNext(AgentStreamEvent item) {
-                        events.add(item);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                        done.completeExceptionally(t);
-                    }
-
-                    @Override
-                    public void onComplete() {
-                        done.complete(null);
-                    }
-                });
-        done.get(30, TimeUnit.SECONDS);
+        List<AgentStreamEvent> events = StreamCollector.collect(adapter.generateResponse(
+                new RunRequest("t1", "r1", "alice", "a1", "long 20000", null, null, null, null, null, null)));
 
         List<AgentStreamEvent.TextDelta> deltas = events.stream().filter(e -> e instanceof AgentStreamEvent.TextDelta)
                 .map(e -> (AgentStreamEvent.TextDelta) e).toList();

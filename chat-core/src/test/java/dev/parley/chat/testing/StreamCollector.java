@@ -1,33 +1,32 @@
-package dev.parley.chat.hermes;
+package dev.parley.chat.testing;
 
 import dev.parley.chat.event.AgentStreamEvent;
-import dev.parley.chat.testing.RecordingSubscriber;
 import java.util.List;
 import java.util.concurrent.Flow;
 
-/** Subscribes to an adapter stream with a chosen demand and records what arrives. */
-final class StreamCollector extends RecordingSubscriber<AgentStreamEvent, StreamCollector> {
+/** Subscribes to a runtime adapter's stream with a chosen demand and records what arrives. Thread-safe. */
+public final class StreamCollector extends RecordingSubscriber<AgentStreamEvent, StreamCollector> {
     private StreamCollector(long initialDemand) {
         super(initialDemand);
     }
 
-    static StreamCollector unbounded() {
+    public static StreamCollector unbounded() {
         return new StreamCollector(Long.MAX_VALUE);
     }
 
-    static StreamCollector requesting(long n) {
+    public static StreamCollector requesting(long n) {
         return new StreamCollector(n);
     }
 
     /** Subscribes, waits for the end and returns the events; fails if the stream broke its contract. */
-    static List<AgentStreamEvent> collect(Flow.Publisher<AgentStreamEvent> publisher) {
+    public static List<AgentStreamEvent> collect(Flow.Publisher<AgentStreamEvent> publisher) {
         StreamCollector collector = unbounded();
         publisher.subscribe(collector);
         return collector.awaitDone().assertContract().events();
     }
 
     /** Completed normally, with exactly one terminal event, and it is the last one. */
-    StreamCollector assertContract() {
+    public StreamCollector assertContract() {
         if (error() != null) {
             throw new AssertionError("the stream failed instead of ending with a terminal event", error());
         }
@@ -42,11 +41,11 @@ final class StreamCollector extends RecordingSubscriber<AgentStreamEvent, Stream
         return this;
     }
 
-    List<AgentStreamEvent> events() {
+    public List<AgentStreamEvent> events() {
         return items();
     }
 
-    AgentStreamEvent last() {
+    public AgentStreamEvent last() {
         List<AgentStreamEvent> events = events();
         return events.get(events.size() - 1);
     }
