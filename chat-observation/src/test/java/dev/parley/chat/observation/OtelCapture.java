@@ -27,13 +27,15 @@ final class OtelCapture implements AutoCloseable {
     final ObservationRegistry registry = ObservationRegistry.create();
     private final SdkTracerProvider provider = SdkTracerProvider.builder()
             .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+    final OtelTracer tracer;
+    final OtelPropagator propagator;
 
     OtelCapture() {
         io.opentelemetry.api.trace.Tracer otel = provider.get("parley-test");
         OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        OtelTracer tracer = new OtelTracer(otel, current, event -> {
+        tracer = new OtelTracer(otel, current, event -> {
         }, new OtelBaggageManager(current, List.of(), List.of()));
-        OtelPropagator propagator = new OtelPropagator(
+        propagator = new OtelPropagator(
                 ContextPropagators.create(W3CTraceContextPropagator.getInstance()), otel);
         registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
