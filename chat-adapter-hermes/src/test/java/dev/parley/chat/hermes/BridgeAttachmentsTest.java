@@ -90,6 +90,34 @@ class BridgeAttachmentsTest extends AdapterTestSupport {
         assertThat(body.path("history").toString()).doesNotContain(Base64.getEncoder().encodeToString(PNG));
     }
 
+    /**
+     * The Bridge refuses names it would have to repair (protocol section 13); names Parley keeps are sent repaired
+     * so that such a file does not fail the run.
+     */
+    @Test
+    void namesTheBridgeWouldRefuseAreSentRepaired() throws Exception {
+        wiremock.stubFor(get("/health").willReturn(okJson(TAKES_ANY.replace("\"maxFiles\":2", "\"maxFiles\":9"))));
+        wiremock.stubFor(post("/run").willReturn(sse("bridge/fresh-session.sse")));
+        String longName = "é".repeat(140) + ".pdf";
+        List<MessageAttachment> files = List.of(named(".env"), named("notes:v2.txt"), named("a\u200bb <c>?.txt"),
+                named("trailing. "), named("\u00a0spaced\u2003"), named(longName), named("cafe\u0301.txt"));
+
+        List<AgentStreamEvent> events = StreamCollector.collect(adapter().generateResponse(ask(files)));
+
+        assertThat(events).last().isEqualTo(new AgentStreamEvent.RunFinished(RunStatus.SUCCEEDED, null));
+        List<String> sent = new java.util.ArrayList<>();
+        runBodies().get(0).path("attachments").forEach(file -> sent.add(file.path("name").asText()));
+        assertThat(sent.subList(0, 5)).containsExactly("_env", "notes_v2.txt", "a_b _c__.txt", "trailing__",
+                "_spaced_");
+        assertThat(sent.get(5)).endsWith(".pdf").startsWith("éé");
+        assertThat(sent.get(5).getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(255).isGreaterThan(250);
+        assertThat(sent.get(6)).isEqualTo("caf\u00e9.txt");
+    }
+
+    private static MessageAttachment named(String name) {
+        return new MessageAttachment("f2", name, "application/pdf", PDF.length);
+    }
+
     @Test
     void aQuestionWithoutFilesNeitherAsksTheHealthNorSendsTheField() throws Exception {
         wiremock.stubFor(post("/run").willReturn(sse("bridge/fresh-session.sse")));

@@ -7,6 +7,8 @@ import dev.parley.chat.ErrorCode;
 import dev.parley.chat.model.MessageAttachment;
 import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.RunRequest;
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
 import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,11 +21,15 @@ import org.jspecify.annotations.Nullable;
  * the {@code attachments} field of {@code POST /run}, {@code [{"name","mediaType","size","data"}]} with the bytes in
  * Base64. They are sent only to a Bridge whose {@code GET /health} lists the capability and takes each file's type,
  * their number and their bytes; anything else fails the run before {@code POST /run} with a message naming the
- * limit, so that no file is ever dropped (a Bridge without the addition would ignore the field).
+ * limit, so that no file is ever dropped (a Bridge without the addition would ignore the field). A name the
+ * Bridge would refuse (it never repairs one) is sent repaired ({@link #bridgeName}).
  */
 public final class BridgeAttachments {
     /** What {@code GET /health} lists in {@code capabilities} for this addition. */
     public static final String CAPABILITY = "attachments";
+    /** Characters a Bridge refuses in a file name (besides control and format characters). */
+    private static final String FORBIDDEN_IN_NAME = "/\\<>:\"|?*";
+    private static final int MAX_NAME_BYTES = 255;
 
     /** What a Bridge says on {@code GET /health} it takes; {@code mediaTypes} may hold {@code family/*}. */
     public record Offer(Set<String> mediaTypes, long maxBytes, int maxFiles) {
@@ -107,7 +113,8 @@ public final class BridgeAttachments {
                 throw new ChatException(e.code(), "the file " + file.name() + " could not be read: "
                         + (e.getMessage() != null ? e.getMessage() : "no reason given"), e);
             }
-            field.addObject().put("name", file.name()).put("mediaType", file.mediaType()).put("size", bytes.length)
+            field.addObject().put("name", bridgeName(file.name())).put("mediaType", file.mediaType())
+                    .put("size", bytes.length)
                     .put("data", Base64.getEncoder().encodeToString(bytes));
         }
         return field;
@@ -129,5 +136,61 @@ public final class BridgeAttachments {
                     + " are refused when they are uploaded");
         }
         return offer;
+    }
+
+    /**
+     * The file's name as the Bridge takes it (protocol section 13 refuses the others rather than repair them): NFC;
+     * a path separator, control or format character, or one of {@code <>:"|?*} becomes {@code _}, as does a
+     * leading or trailing dot or space (no hidden file, no {@code ..}); cut to 255 bytes of UTF-8, the extension
+     * kept. A name Parley keeps, such as {@code .env} or {@code notes:v2.txt}, would otherwise fail the run.
+     */
+    static String bridgeName(String name) {
+        String nfc = Normalizer.normalize(name, Normalizer.Form.NFC);
+        StringBuilder safe = new StringBuilder(nfc.length());
+        nfc.codePoints().forEach(c -> {
+            int type = Character.getType(c);
+            boolean refused = FORBIDDEN_IN_NAME.indexOf(c) >= 0 || type == Character.CONTROL || type == Character.FORMAT;
+            safe.appendCodePoint(refused ? '_' : c);
+        });
+        String repaired = safe.isEmpty() ? "file" : safe.toString();
+        if (repaired.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
+            repaired = cut(repaired);
+        }
+        return withoutEdgeDotsOrSpaces(repaired);
+    }
+
+    /** The name cut to {@value #MAX_NAME_BYTES} bytes of UTF-8 between whole characters, a short extension kept. */
+    private static String cut(String name) {
+        int dot = name.lastIndexOf('.');
+        String extension = dot > 0 && name.length() - dot <= 16 ? name.substring(dot) : "";
+        String base = name.substring(0, name.length() - extension.length());
+        int room = MAX_NAME_BYTES - extension.getBytes(StandardCharsets.UTF_8).length;
+        StringBuilder cut = new StringBuilder();
+        int used = 0;
+        for (int i = 0; i < base.length(); i += Character.charCount(base.codePointAt(i))) {
+            int bytes = new String(Character.toChars(base.codePointAt(i))).getBytes(StandardCharsets.UTF_8).length;
+            if (used + bytes > room) {
+                break;
+            }
+            cut.appendCodePoint(base.codePointAt(i));
+            used += bytes;
+        }
+        return cut + extension;
+    }
+
+    /** Leading and trailing dots and spaces (any Unicode space) made {@code _}. */
+    private static String withoutEdgeDotsOrSpaces(String name) {
+        StringBuilder edges = new StringBuilder(name);
+        for (int i = 0; i < edges.length() && dotOrSpace(edges.charAt(i)); i++) {
+            edges.setCharAt(i, '_');
+        }
+        for (int i = edges.length() - 1; i >= 0 && dotOrSpace(edges.charAt(i)); i--) {
+            edges.setCharAt(i, '_');
+        }
+        return edges.toString();
+    }
+
+    private static boolean dotOrSpace(char c) {
+        return c == '.' || Character.isWhitespace(c) || Character.isSpaceChar(c);
     }
 }
