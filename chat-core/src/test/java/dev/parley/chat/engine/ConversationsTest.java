@@ -32,6 +32,8 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Branches (edits), the conversation so far for runtimes, idempotent sends, search, export, retention, erasure. */
 class ConversationsTest extends EngineTestSupport {
@@ -515,18 +517,20 @@ class ConversationsTest extends EngineTestSupport {
      * the history the runtime gets).
      */
     /**
-     * A branch switch races a message sent meanwhile: the switch checked the thread was idle, the message's
-     * run started, then the switch wrote its branch and left the new message (and its live run) off the active
-     * branch. The switch now expects the branch it read, and answers CONFLICT when a message moved it.
+     * A branch move races a message sent meanwhile: the move checked the thread was idle, the message's run
+     * started, then the move wrote its branch and left the new message (and its live run) off the active branch.
+     * Every move (a switch, a roll back, an undo) expects the branch it read, and answers CONFLICT when a
+     * message moved it.
      */
-    @Test
-    void aBranchSwitchRacingASendNeverLeavesTheNewMessageOffTheActiveBranch() {
+    @ParameterizedTest
+    @ValueSource(strings = {"switch", "roll back", "undo"})
+    void aBranchMoveRacingASendNeverLeavesTheNewMessageOffTheActiveBranch(String move) {
         java.util.concurrent.atomic.AtomicReference<Runnable> meanwhile = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<String> switchedTo = new java.util.concurrent.atomic.AtomicReference<>("");
+        java.util.concurrent.atomic.AtomicReference<String> movedTo = new java.util.concurrent.atomic.AtomicReference<>("");
         ChatStore real = store;
         store = InterceptedStore.of(real, (method, args, proceed) -> {
             if (method.equals("write") && ((StoreBatch) args[0]).threadTouches().stream()
-                    .anyMatch(touch -> switchedTo.get().equals(touch.activeLeafId()))) {
+                    .anyMatch(touch -> movedTo.get().equals(touch.activeLeafId()))) {
                 Runnable send = meanwhile.getAndSet(null);
                 if (send != null) {
                     send.run();
@@ -536,15 +540,21 @@ class ConversationsTest extends EngineTestSupport {
         });
         ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.instant("ok")));
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();
-        send(engine, threadId, "plan a trip");
+        RunTicket first = send(engine, threadId, "plan a trip");
         RunTicket second = send(engine, threadId, "to Lisbon");
         RunTicket edited = engine.editMessage(ALICE, second.userMessageId(), StartRun.of("to Porto"));
         awaitRun(engine, edited.runId(), RunStatus.SUCCEEDED);
 
         List<RunTicket> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
-        switchedTo.set(second.assistantMessageId());
+        movedTo.set(move.equals("switch") ? second.assistantMessageId() : first.assistantMessageId());
         meanwhile.set(() -> sent.add(engine.startRun(ALICE, threadId, StartRun.of("and then?"))));
-        assertCode(ErrorCode.CONFLICT, () -> engine.switchBranch(ALICE, second.userMessageId()));
+        assertCode(ErrorCode.CONFLICT, () -> {
+            switch (move) {
+                case "switch" -> engine.switchBranch(ALICE, second.userMessageId());
+                case "roll back" -> engine.rollBack(ALICE, first.assistantMessageId());
+                default -> engine.undo(ALICE, threadId);
+            }
+        });
 
         RunTicket then = sent.get(0);
         awaitRun(engine, then.runId(), RunStatus.SUCCEEDED);
