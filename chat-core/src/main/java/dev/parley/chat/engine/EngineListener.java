@@ -15,7 +15,11 @@ import org.jspecify.annotations.Nullable;
  * (out of memory, stack overflow) is logged and passed on.
  */
 public interface EngineListener {
-    /** A run began working (it may have waited as QUEUED before). */
+    /**
+     * A run began working here: it was launched (it may have waited as QUEUED before), or this instance follows
+     * it again after a restart or takes it over from another instance (then it may end at once, INTERRUPTED). A
+     * run cancelled while queued ends ({@link #runFinished}) without having started.
+     */
     default void runStarted(Run run) {
     }
 

@@ -11,8 +11,10 @@ import dev.parley.chat.model.Run;
  * {@code startRun}, {@code regenerate} and the other calls that start a run), before they return;
  * {@link Captured#open} is called on the engine's worker thread right before the run is launched (at once,
  * or later for a queued run) and the scope is closed when the launch returns. A run that never launches
- * (cancelled while queued, the engine closed) has its capture dropped without being opened. Runs the engine
- * recovers after a restart or takes over from another instance were not started here and are not captured.
+ * (cancelled while queued, the engine closed) has its capture dropped without being opened. A run the engine
+ * recovers after a restart or takes over from another instance is captured on the thread that recovers it, where
+ * no caller's context is current (a tracing propagator starts a trace of its own there), and opened around the
+ * call that follows it again in the runtime (around its launch, for a queued one).
  * Both calls must be fast; whatever they throw is logged and ignored (the run goes on without the context).
  */
 @FunctionalInterface

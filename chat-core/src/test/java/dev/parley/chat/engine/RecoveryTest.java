@@ -183,6 +183,40 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     /**
+     * A listener (metrics, traces) hears that a run followed again after a restart starts working here, before
+     * it ends: a run that only ended here was missing from the active runs and had no trace.
+     */
+    @Test
+    void aListenerHearsARecoveredRunStartAndEnd() {
+        Run waiting = leftBehind("r22", RunStatus.WAITING_FOR_INPUT, 4, 4096);
+        Run cutOff = leftBehind("r23", RunStatus.RUNNING, 3, 3);
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ScriptedRuntime runtime = ScriptedRuntime.playing((request, p) -> {
+            p.text(" — " + p.awaitAnswer("ask-1").answer().get(0));
+            p.finish();
+        });
+        ChatEngine engine = engine(runtime, b -> b.listener(new EngineListener() {
+            @Override
+            public void runStarted(Run run) {
+                heard.add("started " + run.id() + " " + run.status());
+            }
+
+            @Override
+            public void runFinished(Run run) {
+                heard.add("finished " + run.id() + " " + run.status());
+            }
+        }));
+
+        awaitRun(engine, cutOff.id(), RunStatus.INTERRUPTED);
+        await(runtime::reattachments, list -> !list.isEmpty(), "the re-attachment");
+        engine.answer(ALICE, waiting.id(), "ask-1", List.of("Rome"));
+        awaitRun(engine, waiting.id(), RunStatus.SUCCEEDED);
+        await(() -> heard.size(), n -> n == 4, "both runs heard");
+        assertThat(heard).containsSubsequence("started r22 WAITING_FOR_INPUT", "finished r22 SUCCEEDED")
+                .containsSubsequence("started r23 RUNNING", "finished r23 INTERRUPTED");
+    }
+
+    /**
      * A run whose recovery failed is read again when it is retried, and a failing read puts the retry off
      * (it no longer goes on with the run as first found): one that ended meanwhile (here by hand, as another
      * path would end it) is not followed again.

@@ -59,10 +59,15 @@ class RunObservationsTest {
     }
 
     private ChatEngine engine(ObservationRegistry registry, ObservationSettings settings) {
+        return engine(registry, settings, new InMemoryChatStore(), model());
+    }
+
+    private ChatEngine engine(ObservationRegistry registry, ObservationSettings settings, InMemoryChatStore store,
+            ScriptedModel model) {
         RunObservations observations = new RunObservations(registry, settings);
-        AgentLoopRuntime runtime = AgentLoopRuntime.builder(observations.modelClient(model(), "openai"))
+        AgentLoopRuntime runtime = AgentLoopRuntime.builder(observations.modelClient(model, "openai"))
                 .executor(observations.executor(agentThreads)).build();
-        return ChatEngine.builder().store(new InMemoryChatStore()).runtime(runtime)
+        return ChatEngine.builder().store(store).runtime(runtime)
                 .hostAction(new HostAction(REFUND, call -> "{\"refunded\":true}",
                         HostActionApproval.always(call -> "Refunds order 9")))
                 .listener(observations.engineListener())
@@ -206,6 +211,41 @@ class RunObservationsTest {
             assertThat(wait.getStartEpochNanos()).isGreaterThanOrEqualTo(tool.getStartEpochNanos());
             assertThat(wait.getEndEpochNanos()).isLessThanOrEqualTo(tool.getEndEpochNanos());
             assertThat(run.getEndEpochNanos()).isGreaterThanOrEqualTo(tool.getEndEpochNanos());
+        }
+    }
+
+    /**
+     * A run this engine follows again after a restart (here one waiting for an approval, continued from the store)
+     * is traced too, in a trace of its own: the engine tells the listener it starts working here.
+     */
+    @Test
+    void aRunFollowedAgainAfterARestartIsTracedInATraceOfItsOwn() {
+        InMemoryChatStore store = new InMemoryChatStore();
+        ScriptedModel model = model();
+        String runId;
+        try (OtelCapture before = new OtelCapture(); ChatEngine first = engine(before.registry,
+                ObservationSettings.of("agent-loop"), store, model)) {
+            String threadId = first.createThread(ALICE, new NewThread(null, "gpt-test", null)).id();
+            RunTicket ticket = first.startRun(ALICE, threadId, StartRun.of("please refund order 9"));
+            runId = ticket.runId();
+            Await.until(() -> first.state(ALICE, ticket.runId()).pendingInputs(), pending -> !pending.isEmpty(),
+                    "the approval");
+        }
+        try (OtelCapture otel = new OtelCapture(); ChatEngine second = engine(otel.registry,
+                ObservationSettings.of("agent-loop"), store, model)) {
+            PendingInput asked = Await.until(() -> second.state(ALICE, runId).pendingInputs(),
+                    pending -> !pending.isEmpty(), "the approval, waited for again").get(0);
+            second.answer(ALICE, runId, asked.inputId(), ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE));
+            Await.until(() -> second.state(ALICE, runId).run().status(), RunStatus::isTerminal, "the end");
+            Await.until(() -> otel.spans().stream().anyMatch(s -> s.getName().equals("invoke_agent parley")), x -> x,
+                    "the recovered run's span");
+
+            SpanData run = otel.span("invoke_agent parley");
+            assertThat(run.getAttributes().get(AttributeKey.stringKey(RUN_ID))).isEqualTo(runId);
+            assertThat(run.getAttributes().get(AttributeKey.stringKey(STATUS))).isEqualTo("SUCCEEDED");
+            assertThat(run.getParentSpanContext().isValid()).as("a trace of its own").isFalse();
+            SpanData answer = otel.span("chat gpt-test");
+            assertThat(answer.getParentSpanId()).as("the model call after the restart").isEqualTo(run.getSpanId());
         }
     }
 }

@@ -381,6 +381,21 @@ public final class RunManager implements RunHost {
                 : "the thread's active run is held by another host instance");
     }
 
+    /**
+     * Runs {@code follow} (the call that follows a recovered or taken-over run again in the runtime) in a context
+     * captured for the run on this thread, where no caller's context is current: a tracing propagator gives the
+     * run a trace of its own there. A queued run gets its context at launch instead ({@link #launch}).
+     */
+    void followInOwnContext(ActiveRun run, Runnable follow) {
+        contexts.capture(run.snapshot());
+        contexts.wrap(run.runId(), follow).run();
+    }
+
+    /** Captures the context of a recovered queued run on this thread, to be opened around its launch. */
+    void captureRecoveredContext(ActiveRun run) {
+        contexts.capture(run.snapshot());
+    }
+
     /** Hands a run's launch to a worker; a refused hand-off ends the run. */
     void launch(ActiveRun run) {
         try {

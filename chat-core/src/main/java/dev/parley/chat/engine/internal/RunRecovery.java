@@ -205,11 +205,19 @@ final class RunRecovery {
         }
         if (run.status() == RunStatus.QUEUED) {
             log.info("Run {} was queued when the host stopped; it is queued again", run.id());
+            manager.captureRecoveredContext(active);
             if (start) {
                 manager.launch(active);
             }
             return;
         }
+        ctx.listener.runStarted(active.snapshot());
+        manager.followInOwnContext(active, () -> followAgain(run, active, pending, waiting, point, resumable));
+    }
+
+    /** Follows a recovered run ({@code run} as stored) again in the runtime, or stops it there: it ends INTERRUPTED. */
+    private void followAgain(Run run, ActiveRun active, List<PendingInput> pending, Optional<PendingInput> waiting,
+            Optional<StoreBatch.ResumePoint> point, boolean resumable) {
         if (resumable) {
             log.info("Run {} waits for the person's approval of a host action; continuing it from the store", run.id());
             active.resumeDeadlines(pending);

@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A run started here gets its observation when it is captured, as a child of the caller's current
  * observation, and starts it at launch; its scope is open on the launch thread, so that what the runtime does
  * there (and on threads it hands work to through {@link #decorate}) is a child of the run. A run the engine
- * did not start here (recovered after a restart, taken over) gets an observation without a parent when it
- * starts. Thread-safe.
+ * did not start here (recovered after a restart, taken over) gets an observation without a parent, open while
+ * the engine follows it again in the runtime. Thread-safe.
  */
 public final class RunTraces {
     private final ObservationRegistry registry;
