@@ -224,6 +224,20 @@ public interface ChatStore extends AutoCloseable {
      */
     Optional<StoreBatch.ResumePoint> findResumePoint(String runId);
 
+    /**
+     * Keeps the context a run was started in, as headers (W3C trace headers, as the engine's
+     * {@code RunContextPropagator} gives them), so that the run, followed again after a restart or by another
+     * instance, is linked to it. Replaces what was kept; does nothing if the run is not stored. It goes with the
+     * run. The default keeps nothing: runs followed again are then not linked.
+     */
+    default void saveStartContext(String runId, Map<String, String> headers) {
+    }
+
+    /** What {@link #saveStartContext} kept for the run; empty if nothing was kept. */
+    default Map<String, String> findStartContext(String runId) {
+        return Map.of();
+    }
+
     // ---- retention
 
     /**

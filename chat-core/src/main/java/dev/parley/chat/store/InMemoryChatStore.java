@@ -252,6 +252,20 @@ public final class InMemoryChatStore implements ChatStore, AttachmentStore {
         }
     }
 
+    @Override
+    public void saveStartContext(String runId, Map<String, String> headers) {
+        synchronized (lock) {
+            runs.saveStartContext(runId, headers);
+        }
+    }
+
+    @Override
+    public Map<String, String> findStartContext(String runId) {
+        synchronized (lock) {
+            return runs.startContext(runId);
+        }
+    }
+
     // ---- retention
 
     @Override

@@ -27,6 +27,7 @@ final class InMemoryRuns {
     private final Map<String, List<RunEvent>> eventsByRun = new HashMap<>();
     private final Map<String, Long> reservedSeqs = new HashMap<>();
     private final Map<String, StoreBatch.ResumePoint> resumePoints = new HashMap<>();
+    private final Map<String, Map<String, String>> startContexts = new HashMap<>();
     private final Set<String> compactedRuns = new HashSet<>();
     private final Map<String, RunLease> leases = new HashMap<>();
 
@@ -65,6 +66,7 @@ final class InMemoryRuns {
             eventsByRun.remove(runId);
             reservedSeqs.remove(runId);
             resumePoints.remove(runId);
+            startContexts.remove(runId);
             compactedRuns.remove(runId);
             leases.remove(runId);
         }
@@ -152,6 +154,17 @@ final class InMemoryRuns {
 
     StoreBatch.@Nullable ResumePoint resumePoint(String runId) {
         return resumePoints.get(runId);
+    }
+
+    /** Keeps a stored run's start context (see {@link ChatStore#saveStartContext}). */
+    void saveStartContext(String runId, Map<String, String> headers) {
+        if (runs.containsKey(runId)) {
+            startContexts.put(runId, Map.copyOf(headers));
+        }
+    }
+
+    Map<String, String> startContext(String runId) {
+        return startContexts.getOrDefault(runId, Map.of());
     }
 
     /** See {@link ChatStore#findRunsToCompact}: ended runs not yet compacted, oldest end first. */

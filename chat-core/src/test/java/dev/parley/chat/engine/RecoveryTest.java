@@ -217,6 +217,61 @@ class RecoveryTest extends EngineTestSupport {
     }
 
     /**
+     * The context a run was started in is kept with it and handed to the propagator when the run is followed
+     * again, so a trace can link the two; keeping it failing changes nothing for the run.
+     */
+    @Test
+    void theContextARunWasStartedInIsKeptAndHandedBackWhenItIsFollowedAgain() {
+        Map<String, String> headers = Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        List<String> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RunContextPropagator propagator = new RunContextPropagator() {
+            @Override
+            public Captured capture(Run run) {
+                return new Captured() {
+                    @Override
+                    public Scope open() {
+                        return Scope.NOTHING;
+                    }
+
+                    @Override
+                    public Map<String, String> headers() {
+                        return headers;
+                    }
+                };
+            }
+
+            @Override
+            public Captured resume(Run run, Map<String, String> startHeaders) {
+                resumed.add(run.id() + " " + startHeaders);
+                return Captured.NOTHING;
+            }
+        };
+        AtomicBoolean keepingFails = new AtomicBoolean(true);
+        ChatStore real = store;
+        store = InterceptedStore.of(real, (method, args, proceed) -> {
+            if (method.equals("saveStartContext") && keepingFails.getAndSet(false)) {
+                throw new dev.parley.chat.ChatException(ErrorCode.STORE_FAILURE, "injected: keeping the context failed");
+            }
+            return proceed.call();
+        });
+        ChatEngine first = engine(ScriptedRuntime.playing(Scripts.instant("done")), b -> b.contextPropagator(propagator));
+        String threadId = first.createThread(ALICE, NewThread.empty()).id();
+        RunTicket unkept = first.startRun(ALICE, threadId, StartRun.of("one"));
+        assertThat(awaitRun(first, unkept.runId(), RunStatus.SUCCEEDED).status()).as("a failed keep fails nothing")
+                .isEqualTo(RunStatus.SUCCEEDED);
+        assertThat(real.findStartContext(unkept.runId())).isEmpty();
+        RunTicket kept = first.startRun(ALICE, threadId, StartRun.of("two"));
+        awaitRun(first, kept.runId(), RunStatus.SUCCEEDED);
+        assertThat(real.findStartContext(kept.runId())).isEqualTo(headers);
+
+        Run left = leftBehind("r24", RunStatus.RUNNING, 3, 3);
+        real.saveStartContext(left.id(), headers);
+        ChatEngine second = engine(ScriptedRuntime.playing(Scripts.instant("next")), b -> b.contextPropagator(propagator));
+        awaitRun(second, left.id(), RunStatus.INTERRUPTED);
+        assertThat(resumed).containsExactly("r24 " + headers);
+    }
+
+    /**
      * A run whose recovery failed is read again when it is retried, and a failing read puts the retry off
      * (it no longer goes on with the run as first found): one that ended meanwhile (here by hand, as another
      * path would end it) is not followed again.

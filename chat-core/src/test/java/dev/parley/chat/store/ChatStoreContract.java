@@ -187,6 +187,25 @@ public abstract class ChatStoreContract {
     }
 
     @Test
+    void aRunKeepsTheContextItWasStartedInUntilReplacedAndAnUnstoredRunKeepsNone() {
+        store.createThread(thread("t1", "alice", T0));
+        writeConversation("t1", "r1");
+        assertThat(store.findStartContext("r1")).isEmpty();
+
+        Map<String, String> headers = Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+                "tracestate", "vendor=a:b");
+        store.saveStartContext("r1", headers);
+        assertThat(store.findStartContext("r1")).isEqualTo(headers);
+        store.write(StoreBatch.builder().run(run("r1", "t1", RunStatus.SUCCEEDED)).build());
+        assertThat(store.findStartContext("r1")).as("the run's later writes keep it").isEqualTo(headers);
+        store.saveStartContext("r1", Map.of("traceparent", "00-1af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01"));
+        assertThat(store.findStartContext("r1")).containsOnlyKeys("traceparent");
+
+        store.saveStartContext("never-stored", headers);
+        assertThat(store.findStartContext("never-stored")).isEmpty();
+    }
+
+    @Test
     void deletingAThreadRemovesEverythingInIt() {
         store.createThread(thread("t1", "alice", T0));
         store.createThread(thread("t2", "alice", T0));
@@ -197,6 +216,7 @@ public abstract class ChatStoreContract {
         store.claimHostAction("r1", "x1", "lookup", "{}", T0);
         store.reserveSeq("r1", 100);
         store.write(StoreBatch.builder().resumePoint(new StoreBatch.ResumePoint("r1", "17", 2)).build());
+        store.saveStartContext("r1", Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"));
         store.rememberApproval("t1", "refund", T0);
         store.write(StoreBatch.builder().run(run("r1b", "t1", RunStatus.RUNNING)).lease(new RunLease("r1b", "host-a", at(30)))
                 .message(new ThinkingMessage("orphan-step", "t1", "run-never-stored", "r1-a", MessageStatus.COMPLETED,
@@ -217,6 +237,7 @@ public abstract class ChatStoreContract {
         assertThat(store.listFeedback(List.of("r1-a", "never-stored"))).isEmpty();
         assertThat(store.reservedSeq("r1")).isZero();
         assertThat(store.findResumePoint("r1")).isEmpty();
+        assertThat(store.findStartContext("r1")).isEmpty();
         assertThat(store.findRun("r1b")).isEmpty();
         assertThat(store.findLease("r1b")).isEmpty();
         assertThat(store.findMessage("orphan-step")).isEmpty();

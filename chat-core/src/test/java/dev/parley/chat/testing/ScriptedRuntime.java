@@ -286,9 +286,9 @@ public final class ScriptedRuntime implements RuntimeAdapter {
     @Override
     public Flow.Publisher<AgentStreamEvent> reattach(RunRequest request, String resumeToken) {
         requireCapability(Capability.REATTACH);
-        reattachTokens.add(request.runId() + "@" + resumeToken);
         requests.add(request);
         if (forgotten.contains(request.runId())) {
+            reattachTokens.add(request.runId() + "@" + resumeToken);
             return StreamPublisher.create(emitter -> {
                 emitter.emit(new AgentStreamEvent.RunFinished(RunStatus.INTERRUPTED,
                         "the runtime no longer knows the run"));
@@ -338,6 +338,10 @@ public final class ScriptedRuntime implements RuntimeAdapter {
         return StreamPublisher.create(64, emitter -> {
             Player player = new Player(request, emitter, resumedAfter);
             players.put(request.runId(), player);
+            if (resumedAfter != null) {
+                // recorded once the run can take answers, so a test that waits for it may answer at once
+                reattachTokens.add(request.runId() + "@" + resumedAfter);
+            }
             emitter.onCancel(() -> {
                 player.cancelled = true;
                 player.inbox.add("cancel");

@@ -6,8 +6,10 @@ import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.observation.internal.ObservedModelClient;
 import dev.parley.chat.observation.internal.RunTraces;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,8 +39,21 @@ public final class RunObservations {
     private final RunTraces traces;
 
     public RunObservations(ObservationRegistry registry, ObservationSettings settings) {
+        this(registry, settings, Map::of);
+    }
+
+    /**
+     * Runs that also keep the trace they were started in, so that a run followed again after a restart or taken
+     * over by another instance continues that trace (as a child of the request that started it) instead of
+     * starting one of its own. {@code startHeaders} gives the calling thread's trace headers —
+     * {@link TraceHeaders#of TraceHeaders.of(tracer, propagator)} with Micrometer Tracing; the engine keeps them
+     * with the run (one small store write per started run) and the registry's receiver handler reads them back.
+     */
+    public RunObservations(ObservationRegistry registry, ObservationSettings settings,
+            Supplier<Map<String, String>> startHeaders) {
         this.registry = Objects.requireNonNull(registry, "registry");
-        this.traces = new RunTraces(registry, Objects.requireNonNull(settings, "settings"));
+        this.traces = new RunTraces(registry, Objects.requireNonNull(settings, "settings"),
+                Objects.requireNonNull(startHeaders, "startHeaders"));
     }
 
     /** The engine listener that records runs, tool calls and waits ({@code ChatEngine.Builder.listener}). */

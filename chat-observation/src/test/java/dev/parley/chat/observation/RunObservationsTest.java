@@ -64,7 +64,10 @@ class RunObservationsTest {
 
     private ChatEngine engine(ObservationRegistry registry, ObservationSettings settings, InMemoryChatStore store,
             ScriptedModel model) {
-        RunObservations observations = new RunObservations(registry, settings);
+        return engine(new RunObservations(registry, settings), store, model);
+    }
+
+    private ChatEngine engine(RunObservations observations, InMemoryChatStore store, ScriptedModel model) {
         AgentLoopRuntime runtime = AgentLoopRuntime.builder(observations.modelClient(model, "openai"))
                 .executor(observations.executor(agentThreads)).build();
         return ChatEngine.builder().store(store).runtime(runtime)
@@ -246,6 +249,48 @@ class RunObservationsTest {
             assertThat(run.getParentSpanContext().isValid()).as("a trace of its own").isFalse();
             SpanData answer = otel.span("chat gpt-test");
             assertThat(answer.getParentSpanId()).as("the model call after the restart").isEqualTo(run.getSpanId());
+        }
+    }
+
+    /**
+     * With the start's trace headers kept ({@link TraceHeaders}), a run followed again after a restart continues
+     * the trace of the request that started it: its span is a child of that request's span.
+     */
+    @Test
+    void aRunFollowedAgainAfterARestartContinuesTheTraceOfTheRequestThatStartedIt() {
+        InMemoryChatStore store = new InMemoryChatStore();
+        ScriptedModel model = model();
+        String runId;
+        SpanData request;
+        try (OtelCapture before = new OtelCapture(); ChatEngine first = engine(new RunObservations(before.registry,
+                ObservationSettings.of("agent-loop"), TraceHeaders.of(before.tracer, before.propagator)), store, model)) {
+            String threadId = first.createThread(ALICE, new NewThread(null, "gpt-test", null)).id();
+            Observation http = Observation.start("http.server.requests", before.registry);
+            try (Observation.Scope scope = http.openScope()) {
+                runId = first.startRun(ALICE, threadId, StartRun.of("please refund order 9")).runId();
+            }
+            http.stop();
+            String started = runId;
+            Await.until(() -> first.state(ALICE, started).pendingInputs(), pending -> !pending.isEmpty(), "the approval");
+            request = before.span("http.server.requests");
+        }
+        assertThat(store.findStartContext(runId)).containsOnlyKeys("traceparent");
+
+        try (OtelCapture otel = new OtelCapture(); ChatEngine second = engine(new RunObservations(otel.registry,
+                ObservationSettings.of("agent-loop"), TraceHeaders.of(otel.tracer, otel.propagator)), store, model)) {
+            String resumed = runId;
+            PendingInput asked = Await.until(() -> second.state(ALICE, resumed).pendingInputs(),
+                    pending -> !pending.isEmpty(), "the approval, waited for again").get(0);
+            second.answer(ALICE, runId, asked.inputId(), ApprovalAnswer.of(ApprovalDecision.ALLOW_ONCE));
+            Await.until(() -> second.state(ALICE, resumed).run().status(), RunStatus::isTerminal, "the end");
+            Await.until(() -> otel.spans().stream().anyMatch(s -> s.getName().equals("invoke_agent parley")), x -> x,
+                    "the recovered run's span");
+
+            SpanData run = otel.span("invoke_agent parley");
+            assertThat(run.getTraceId()).as("the original request's trace").isEqualTo(request.getTraceId());
+            assertThat(run.getParentSpanId()).isEqualTo(request.getSpanId());
+            assertThat(run.getKind()).isEqualTo(SpanKind.CONSUMER);
+            assertThat(otel.span("chat gpt-test").getParentSpanId()).isEqualTo(run.getSpanId());
         }
     }
 }

@@ -6,12 +6,19 @@ import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.observation.ObservationSettings;
 import dev.parley.chat.observation.RunObservations;
+import dev.parley.chat.observation.TraceHeaders;
 import dev.parley.chat.runtime.RunThreads;
+import dev.parley.chat.spring.internal.RunStartHeaders;
 import dev.parley.chat.spring.internal.RunTracing;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import okhttp3.Interceptor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,6 +29,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -44,12 +52,41 @@ public class ParleyObservationAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public RunObservations parleyRunObservations(ObservationRegistry registry, ParleyObservationProperties properties,
-            ObjectProvider<HostAction> hostActions, Environment environment) {
+            ObjectProvider<HostAction> hostActions, Environment environment,
+            ObjectProvider<RunStartHeaders> startHeaders) {
         String runtime = properties.getRuntime() != null ? properties.getRuntime()
                 : environment.containsProperty("parley.hermes.base-url") ? "hermes" : "agent-loop";
         Set<String> names = hostActions.orderedStream().map(a -> a.spec().name()).collect(Collectors.toSet());
-        return new RunObservations(registry, ObservationSettings.of(runtime)
-                .withIncludeContent(properties.isIncludeContent()).withHostActions(names));
+        ObservationSettings settings = ObservationSettings.of(runtime)
+                .withIncludeContent(properties.isIncludeContent()).withHostActions(names);
+        RunStartHeaders headers = startHeaders.getIfAvailable();
+        return headers == null ? new RunObservations(registry, settings)
+                : new RunObservations(registry, settings, headers.headers());
+    }
+
+    /**
+     * With Micrometer Tracing present, runs keep the trace headers of the request that started them (when the
+     * application has a {@code Tracer} and a {@code Propagator}, looked up at the first run), so that a run
+     * followed again after a restart or by another instance continues that trace.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.tracing.Tracer")
+    static class StartHeadersConfiguration {
+        @Bean
+        @ConditionalOnMissingBean
+        RunStartHeaders parleyRunStartHeaders(ObjectProvider<Tracer> tracer, ObjectProvider<Propagator> propagator) {
+            AtomicReference<Supplier<Map<String, String>>> found = new AtomicReference<>();
+            return new RunStartHeaders(() -> {
+                Supplier<Map<String, String>> headers = found.get();
+                if (headers == null) {
+                    Tracer t = tracer.getIfAvailable();
+                    Propagator p = propagator.getIfAvailable();
+                    headers = t == null || p == null ? Map::of : TraceHeaders.of(t, p);
+                    found.set(headers);
+                }
+                return headers.get();
+            });
+        }
     }
 
     @Bean

@@ -91,4 +91,25 @@ class ParleyObservationAutoConfigurationTest {
                     assertThat(context).hasSingleBean(ChatEngine.class);
                 });
     }
+
+    @Test
+    void withMicrometerTracingRunsKeepTheTraceTheyStartedInAndWithoutItTheStarterWorksAsBefore() {
+        runner.withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withBean(io.micrometer.tracing.Tracer.class, () -> io.micrometer.tracing.Tracer.NOOP)
+                .withBean(io.micrometer.tracing.propagation.Propagator.class,
+                        () -> io.micrometer.tracing.propagation.Propagator.NOOP)
+                .withPropertyValues("parley.hermes.base-url=http://localhost:1")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(dev.parley.chat.spring.internal.RunStartHeaders.class);
+                    assertThat(context.getBean(dev.parley.chat.spring.internal.RunStartHeaders.class).headers().get())
+                            .as("no current span: nothing to keep").isEmpty();
+                });
+        runner.withClassLoader(new FilteredClassLoader(io.micrometer.tracing.Tracer.class))
+                .withBean(ObservationRegistry.class, ObservationRegistry::create)
+                .withPropertyValues("parley.hermes.base-url=http://localhost:1")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(RunObservations.class)
+                            .doesNotHaveBean(dev.parley.chat.spring.internal.RunStartHeaders.class);
+                });
+    }
 }

@@ -255,12 +255,13 @@ class CopilotKitPageBrowserTest {
         browser.waitFor("[data-test-id=copilot-chat-request-in-progress]").click();
         awaitStored(threadId, "CANCELLED");
         String stored = storedAnswer(threadId).get("text").asText();
-        assertThat(stored).isNotBlank().doesNotContain("other scenarios");
+        assertThat(stored).as("cut before the answer's end (how far it got depends on the machine's speed)")
+                .isNotBlank().doesNotContain("every word is scripted.");
         copilotKit.reload();
         browser.waiter().until(driver -> browser.count(".copilotKitAssistantMessage") == 1);
         String shown = String.valueOf(browser.js("return document.querySelector('.copilotKitAssistantMessage')"
                 + ".innerText")).strip();
-        assertThat(shown).as("the partial answer kept").isNotBlank().doesNotContain("other scenarios");
+        assertThat(shown).as("the partial answer kept").isNotBlank().doesNotContain("every word is scripted.");
     }
 
     /**

@@ -21,16 +21,40 @@ final class RunContexts {
         this.propagator = propagator;
     }
 
-    /** On the caller's thread: captures its context for the run about to launch. */
-    void capture(Run run) {
+    /**
+     * On the caller's thread: captures its context for the run about to launch.
+     *
+     * @return the headers to keep with the run (empty for none)
+     */
+    Map<String, String> capture(Run run) {
+        if (propagator == RunContextPropagator.NONE) {
+            return Map.of();
+        }
+        try {
+            RunContextPropagator.Captured context = propagator.capture(run);
+            captured.put(run.id(), context);
+            return context.headers();
+        } catch (RuntimeException e) {
+            log.warn("Run {}: capturing the caller's context failed; the run goes on without it", run.id(), e);
+            return Map.of();
+        }
+    }
+
+    /** On the recovering thread: the context of a run followed again, given the headers its start kept. */
+    void resume(Run run, Map<String, String> startHeaders) {
         if (propagator == RunContextPropagator.NONE) {
             return;
         }
         try {
-            captured.put(run.id(), propagator.capture(run));
+            captured.put(run.id(), propagator.resume(run, startHeaders));
         } catch (RuntimeException e) {
-            log.warn("Run {}: capturing the caller's context failed; the run goes on without it", run.id(), e);
+            log.warn("Run {}: its context could not be restored; it goes on without it", run.id(), e);
         }
+    }
+
+    /** Whether a propagator is set (else there are never headers to keep or read). */
+    boolean active() {
+        return propagator != RunContextPropagator.NONE;
     }
 
     /** Wraps the run's launch in its captured context (once; a run launched again gets none). */

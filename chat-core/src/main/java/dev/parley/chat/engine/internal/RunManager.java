@@ -144,7 +144,7 @@ public final class RunManager implements RunHost {
         if (placed.interrupted() != null) {
             placed.interrupted().cancel();
         }
-        contexts.capture(placed.run().snapshot());
+        keepStartContext(placed.run().runId(), contexts.capture(placed.run().snapshot()));
         if (!placed.queued()) {
             launch(placed.run());
         }
@@ -382,18 +382,40 @@ public final class RunManager implements RunHost {
     }
 
     /**
-     * Runs {@code follow} (the call that follows a recovered or taken-over run again in the runtime) in a context
-     * captured for the run on this thread, where no caller's context is current: a tracing propagator gives the
-     * run a trace of its own there. A queued run gets its context at launch instead ({@link #launch}).
+     * Runs {@code follow} (the call that follows a recovered or taken-over run again in the runtime) in the
+     * run's context restored on this thread ({@link dev.parley.chat.engine.RunContextPropagator#resume}), linked
+     * to the one it was started in when {@code startHeaders} holds it. A queued run gets its context at launch
+     * instead ({@link #resumeQueuedContext}).
      */
-    void followInOwnContext(ActiveRun run, Runnable follow) {
-        contexts.capture(run.snapshot());
+    void followInOwnContext(ActiveRun run, Map<String, String> startHeaders, Runnable follow) {
+        contexts.resume(run.snapshot(), startHeaders);
         contexts.wrap(run.runId(), follow).run();
     }
 
-    /** Captures the context of a recovered queued run on this thread, to be opened around its launch. */
-    void captureRecoveredContext(ActiveRun run) {
-        contexts.capture(run.snapshot());
+    /** Restores the context of a recovered queued run on this thread, to be opened around its launch. */
+    void resumeQueuedContext(ActiveRun run, Map<String, String> startHeaders) {
+        contexts.resume(run.snapshot(), startHeaders);
+    }
+
+    /** Whether runs keep the context they were started in (a propagator is set): recovery reads it then. */
+    boolean keepsStartContexts() {
+        return contexts.active();
+    }
+
+    /**
+     * Keeps the headers of the context a run was started in with the run, for a later recovery to link to. A
+     * failing write is logged and changes nothing else: the run goes on, and if followed again it is not linked.
+     */
+    private void keepStartContext(String runId, Map<String, String> headers) {
+        if (headers.isEmpty()) {
+            return;
+        }
+        try {
+            ctx.store.saveStartContext(runId, headers);
+        } catch (RuntimeException e) {
+            log.warn("Run {}: keeping the context it was started in failed ({}); if it is followed again after a"
+                    + " restart, its trace is not linked to this one", runId, e.toString());
+        }
     }
 
     /** Hands a run's launch to a worker; a refused hand-off ends the run. */

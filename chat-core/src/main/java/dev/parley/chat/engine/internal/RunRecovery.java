@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -173,6 +174,7 @@ final class RunRecovery {
                 : ctx.store.listPendingInputs(run.id());
         Optional<StoreBatch.ResumePoint> point = run.status() == RunStatus.QUEUED ? Optional.empty()
                 : ctx.store.findResumePoint(run.id());
+        Map<String, String> startHeaders = manager.keepsStartContexts() ? ctx.store.findStartContext(run.id()) : Map.of();
 
         List<PendingInput> pending = withAnswersInFlight(run, stillPending, stored);
         Optional<PendingInput> waiting = pending.stream().filter(input -> input.resumeToken() != null).findFirst();
@@ -205,19 +207,20 @@ final class RunRecovery {
         }
         if (run.status() == RunStatus.QUEUED) {
             log.info("Run {} was queued when the host stopped; it is queued again", run.id());
-            manager.captureRecoveredContext(active);
+            manager.resumeQueuedContext(active, startHeaders);
             if (start) {
                 manager.launch(active);
             }
             return;
         }
-        ctx.listener.runStarted(active.snapshot());
-        manager.followInOwnContext(active, () -> followAgain(run, active, pending, waiting, point, resumable));
+        manager.followInOwnContext(active, startHeaders,
+                () -> followAgain(run, active, pending, waiting, point, resumable));
     }
 
     /** Follows a recovered run ({@code run} as stored) again in the runtime, or stops it there: it ends INTERRUPTED. */
     private void followAgain(Run run, ActiveRun active, List<PendingInput> pending, Optional<PendingInput> waiting,
             Optional<StoreBatch.ResumePoint> point, boolean resumable) {
+        ctx.listener.runStarted(active.snapshot());
         if (resumable) {
             log.info("Run {} waits for the person's approval of a host action; continuing it from the store", run.id());
             active.resumeDeadlines(pending);

@@ -9,6 +9,7 @@ import dev.parley.chat.model.Run;
 import dev.parley.chat.observation.ObservationSettings;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.transport.ReceiverContext;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -32,10 +33,18 @@ final class RunTrace {
     private record Tool(Observation observation, String name, String messageId, StringBuilder arguments) {
     }
 
-    RunTrace(ObservationRegistry registry, ObservationSettings settings, Run run, @Nullable Observation parent) {
+    /**
+     * @param parent the observation the run's is a child of, or null
+     * @param startHeaders for a run followed again after a restart or a takeover: the trace headers kept when it
+     *     was started (empty for none); the run's observation continues that trace, through the registry's
+     *     receiver handler (a consumer span)
+     */
+    RunTrace(ObservationRegistry registry, ObservationSettings settings, Run run, @Nullable Observation parent,
+            Map<String, String> startHeaders) {
         this.registry = registry;
         this.settings = settings;
-        this.run = Observation.createNotStarted(RUN, registry)
+        this.run = (startHeaders.isEmpty() ? Observation.createNotStarted(RUN, registry)
+                : Observation.createNotStarted(RUN, () -> continuing(startHeaders), registry))
                 .contextualName("invoke_agent parley")
                 .parentObservation(parent)
                 .lowCardinalityKeyValue(OPERATION, "invoke_agent")
@@ -48,6 +57,12 @@ final class RunTrace {
         if (settings.includeContent()) {
             this.run.highCardinalityKeyValue(RUN_INPUT, run.input());
         }
+    }
+
+    private static ReceiverContext<Map<String, String>> continuing(Map<String, String> startHeaders) {
+        ReceiverContext<Map<String, String>> context = new ReceiverContext<>((carrier, key) -> carrier.get(key));
+        context.setCarrier(startHeaders);
+        return context;
     }
 
     Observation observation() {

@@ -20,6 +20,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,12 +38,26 @@ public final class RunTraces {
     private final ObservationSettings settings;
     private final ContextSnapshotFactory snapshots = ContextSnapshotFactory.builder().build();
     private final Map<String, RunTrace> traces = new ConcurrentHashMap<>();
+    private final Supplier<Map<String, String>> startHeaders;
     private final EngineListener listener = new Listener();
-    private final RunContextPropagator propagator = this::capture;
+    private final RunContextPropagator propagator = new RunContextPropagator() {
+        @Override
+        public Captured capture(Run run) {
+            return RunTraces.this.capture(run);
+        }
 
-    public RunTraces(ObservationRegistry registry, ObservationSettings settings) {
+        @Override
+        public Captured resume(Run run, Map<String, String> kept) {
+            return RunTraces.this.resume(run, kept);
+        }
+    };
+
+    /** @param startHeaders the trace headers of the calling thread's span, kept with each run; empty for none */
+    public RunTraces(ObservationRegistry registry, ObservationSettings settings,
+            Supplier<Map<String, String>> startHeaders) {
         this.registry = registry;
         this.settings = settings;
+        this.startHeaders = startHeaders;
     }
 
     /** The engine listener: distinct from {@link #propagator()}, so a container finds one bean of each type. */
@@ -61,16 +76,48 @@ public final class RunTraces {
         }
         ContextSnapshot caller = snapshots.captureAll();
         RunTrace trace = traces.computeIfAbsent(run.id(),
-                id -> new RunTrace(registry, settings, run, registry.getCurrentObservation()));
-        return () -> {
-            ContextSnapshot.Scope restored = caller.setThreadLocals();
-            trace.start();
-            Observation.Scope scope = trace.observation().openScope();
-            return () -> {
-                scope.close();
-                restored.close();
-            };
+                id -> new RunTrace(registry, settings, run, registry.getCurrentObservation(), Map.of()));
+        return opening(caller, trace, headersHere());
+    }
+
+    /** A run followed again: a trace continuing the one its start kept the headers of, or one of its own. */
+    private RunContextPropagator.Captured resume(Run run, Map<String, String> kept) {
+        if (registry.isNoop()) {
+            return RunContextPropagator.Captured.NOTHING;
+        }
+        RunTrace trace = traces.computeIfAbsent(run.id(), id -> new RunTrace(registry, settings, run, null, kept));
+        return opening(snapshots.captureAll(), trace, Map.of());
+    }
+
+    private static RunContextPropagator.Captured opening(ContextSnapshot context, RunTrace trace,
+            Map<String, String> headers) {
+        return new RunContextPropagator.Captured() {
+            @Override
+            public RunContextPropagator.Scope open() {
+                ContextSnapshot.Scope restored = context.setThreadLocals();
+                trace.start();
+                Observation.Scope scope = trace.observation().openScope();
+                return () -> {
+                    scope.close();
+                    restored.close();
+                };
+            }
+
+            @Override
+            public Map<String, String> headers() {
+                return headers;
+            }
         };
+    }
+
+    /** The calling thread's trace headers, for the run to keep; empty when they cannot be had. */
+    private Map<String, String> headersHere() {
+        try {
+            Map<String, String> headers = startHeaders.get();
+            return headers == null ? Map.of() : Map.copyOf(headers);
+        } catch (RuntimeException e) {
+            return Map.of();
+        }
     }
 
     /** A task that runs in the context of the thread that calls this (for threads a runtime hands work to). */
@@ -82,7 +129,7 @@ public final class RunTraces {
         if (registry.isNoop()) {
             return;
         }
-        traces.computeIfAbsent(run.id(), id -> new RunTrace(registry, settings, run, null)).start();
+        traces.computeIfAbsent(run.id(), id -> new RunTrace(registry, settings, run, null, Map.of())).start();
     }
 
     private void appended(RunEvent logged) {

@@ -6,6 +6,7 @@ import dev.parley.chat.attachment.Attachment;
 import dev.parley.chat.attachment.AttachmentStore;
 import dev.parley.chat.cluster.RunLease;
 import dev.parley.chat.event.RunEvent;
+import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.model.ChatThread;
 import dev.parley.chat.model.Feedback;
 import dev.parley.chat.model.Message;
@@ -340,6 +341,22 @@ public final class JdbiChatStore implements ChatStore, AttachmentStore {
     @Override
     public Optional<StoreBatch.ResumePoint> findResumePoint(String runId) {
         return db.read("reading a resume point", dao -> dao.events().resumePoint(runId));
+    }
+
+    @Override
+    public void saveStartContext(String runId, Map<String, String> headers) {
+        String json = ChatJson.shared().write(headers);
+        db.write("keeping a run's start context", dao -> dao.runs().saveStartContext(runId, json));
+    }
+
+    @Override
+    public Map<String, String> findStartContext(String runId) {
+        List<String> kept = db.read("reading a run's start context", dao -> dao.runs().startContext(runId));
+        if (kept.isEmpty()) {
+            return Map.of();
+        }
+        return Map.copyOf(ChatJson.shared().read(kept.get(0),
+                new com.fasterxml.jackson.core.type.TypeReference<Map<String, String>>() { }));
     }
 
     // ------------------------------------------------------------------ retention

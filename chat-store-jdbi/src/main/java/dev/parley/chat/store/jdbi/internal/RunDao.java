@@ -200,6 +200,14 @@ public interface RunDao {
     @SqlUpdate(MARK_COMPACTED)
     int markCompacted(String runId, long at);
 
+    /** Keeps a run's start context (JSON); no row changes if the run is not stored. */
+    @SqlUpdate("UPDATE parley_runs SET start_context = :headers WHERE id = :runId")
+    int saveStartContext(String runId, String headers);
+
+    /** The run's start context (JSON), in a list of at most one: none when the run is not stored or kept none. */
+    @SqlQuery("SELECT start_context FROM parley_runs WHERE id = :runId AND start_context IS NOT NULL")
+    List<String> startContext(String runId);
+
     // ------------------------------------------------------------------ leases
 
     /** Sets leases (one JDBC batch). */
