@@ -156,6 +156,24 @@ class OutboxTest extends EngineTestSupport {
     }
 
     @Test
+    void erasingAnOwnerOrDeletingAThreadRemovesTheirEntries() {
+        ChatEngine engine = engine(ScriptedRuntime.playing(Scripts.answer("ok")), b -> b.outbox(EVERYTHING_TO_OPS));
+        String erased = engine.createThread(ALICE, NewThread.empty()).id();
+        String deleted = engine.createThread(ALICE, NewThread.empty()).id();
+        String kept = engine.createThread("bob", NewThread.empty()).id();
+        awaitRun(engine, engine.startRun(ALICE, erased, StartRun.of("a")).runId(), RunStatus.SUCCEEDED);
+        awaitRun(engine, engine.startRun(ALICE, deleted, StartRun.of("b")).runId(), RunStatus.SUCCEEDED);
+        String bobs = engine.startRun("bob", kept, StartRun.of("c")).runId();
+        await(() -> engine.state("bob", bobs).run().status(), RunStatus.SUCCEEDED::equals, "bob's run");
+        assertThat(real.countOutbox().pending()).isEqualTo(3);
+
+        engine.deleteThread(ALICE, deleted);
+        assertThat(real.countOutbox().pending()).isEqualTo(2);
+        engine.eraseOwner(ALICE);
+        assertThat(drain()).singleElement().satisfies(entry -> assertThat(entry.threadId()).isEqualTo(kept));
+    }
+
+    @Test
     void anOutboxNeedsAStoreThatKeepsOne() {
         store = InterceptedStore.of(real, (method, args, proceed) -> proceed.call());
         assertThatThrownBy(() -> engine(ScriptedRuntime.playing(Scripts.answer("ok")), b -> b.outbox(EVERYTHING_TO_OPS)))
