@@ -24,7 +24,8 @@ import org.jdbi.v3.sqlobject.statement.SqlUpdate;
  *
  * <p>A claim reads the due rows no lease holds, then takes each with a conditional UPDATE that checks the same
  * again: of two instances racing for a row (PostgreSQL: the second waits for the first's row lock and then
- * finds the lease taken), one updates it. SQLite has one writer at a time.
+ * finds the lease taken), one updates it. Instances take the rows in one order (due time, message id,
+ * destination), so two claims never wait for each other crosswise. SQLite has one writer at a time.
  */
 @RegisterRowMapper(OutboxDao.Mapper.class)
 public interface OutboxDao {
@@ -41,8 +42,8 @@ public interface OutboxDao {
     @SqlBatch(INSERT)
     void insert(@BindRow(Columns.class) List<OutboxEntry> entries);
 
-    @SqlQuery("SELECT " + COLUMNS + " FROM parley_outbox WHERE " + DUE + " ORDER BY next_attempt_at, message_id "
-            + "LIMIT :limit")
+    @SqlQuery("SELECT " + COLUMNS + " FROM parley_outbox WHERE " + DUE
+            + " ORDER BY next_attempt_at, message_id, destination LIMIT :limit")
     List<OutboxEntry> findDue(long now, int limit);
 
     @SqlUpdate("UPDATE parley_outbox SET claimed_by = :instanceId, lease_until = :until "
