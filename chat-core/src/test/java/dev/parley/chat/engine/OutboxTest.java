@@ -134,6 +134,30 @@ class OutboxTest extends EngineTestSupport {
     }
 
     @Test
+    void anApprovalTheRuntimeAsksItselfIsAnInputRequest() {
+        ScriptedRuntime.Script asksItsOwnApproval = (request, p) -> {
+            p.emit(new dev.parley.chat.event.AgentStreamEvent.InputRequested(request.runId() + ":approval", "cmd-1",
+                    new dev.parley.chat.input.ApprovalRequest("terminal", "{\"command\":\"rm -rf /tmp/x\"}",
+                            "Deletes /tmp/x", List.of(ApprovalDecision.ALWAYS_ALLOW), false), null, "tok-1"));
+            p.awaitDecision("cmd-1");
+            p.text("done");
+            p.finish();
+        };
+        ChatEngine engine = engine(ScriptedRuntime.playing(asksItsOwnApproval), b -> b.outbox(EVERYTHING_TO_OPS));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        String runId = engine.startRun(ALICE, threadId, StartRun.of("clean up")).runId();
+        awaitPending(engine, runId, InputKind.APPROVAL);
+        assertThat(drain()).singleElement().satisfies(entry -> {
+            assertThat(entry.type()).isEqualTo(OutboxEventType.INPUT_REQUESTED);
+            assertThat(entry.inputId()).isEqualTo("cmd-1");
+            assertThat(entry.inputKind()).isEqualTo(InputKind.APPROVAL);
+        });
+        engine.answer(ALICE, runId, "cmd-1", ApprovalAnswer.of(ApprovalDecision.ALWAYS_ALLOW));
+        awaitRun(engine, runId, RunStatus.SUCCEEDED);
+        assertThat(drain()).extracting(OutboxEntry::type).containsExactly(OutboxEventType.RUN_SUCCEEDED);
+    }
+
+    @Test
     void withoutARoutingOrWithNoDestinationNoEntryIsWritten() {
         List<StoreBatch> batches = new CopyOnWriteArrayList<>();
         store = InterceptedStore.keepingOutbox(real, (method, args, proceed) -> {
