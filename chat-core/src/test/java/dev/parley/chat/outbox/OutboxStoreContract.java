@@ -175,6 +175,42 @@ public abstract class OutboxStoreContract {
         assertThat(store.claimOutbox("host-a", T0.plusSeconds(999), T0.plusSeconds(1999), 10)).isEmpty();
     }
 
+    /** Instances claiming at once each get different entries, and together all of them. */
+    @Test
+    void instancesClaimingAtOnceNeverGetTheSameEntry() throws Exception {
+        thread("t1");
+        int count = 60;
+        StoreBatch.Builder batch = StoreBatch.builder();
+        for (int i = 0; i < count; i++) {
+            Run ended = run("r" + i, "t1", RunStatus.SUCCEEDED);
+            batch.run(ended).outbox(OutboxEntry.runEnded(ended, "ops"));
+        }
+        chatStore.write(batch.build());
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<List<OutboxEntry>>> claims = new java.util.ArrayList<>();
+            for (int host = 0; host < 4; host++) {
+                String instance = "host-" + host;
+                claims.add(pool.submit(() -> {
+                    List<OutboxEntry> mine = new java.util.ArrayList<>();
+                    List<OutboxEntry> got;
+                    do {
+                        got = store.claimOutbox(instance, T0.plusSeconds(10), T0.plusSeconds(70), 3);
+                        mine.addAll(got);
+                    } while (!got.isEmpty());
+                    return mine;
+                }));
+            }
+            List<String> all = new java.util.ArrayList<>();
+            for (java.util.concurrent.Future<List<OutboxEntry>> claim : claims) {
+                claim.get(60, java.util.concurrent.TimeUnit.SECONDS).forEach(entry -> all.add(entry.messageId()));
+            }
+            assertThat(all).as("every entry claimed once").hasSize(count).doesNotHaveDuplicates();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void deletingAThreadRemovesItsEntriesPendingClaimedOrFailed() {
         thread("t1");
