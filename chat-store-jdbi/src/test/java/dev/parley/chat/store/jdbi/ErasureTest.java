@@ -198,6 +198,9 @@ abstract class ErasureTest {
                         erasedWord)))
                 .reserveSeq(runId, 8192).resumePoint(new StoreBatch.ResumePoint(runId, "40", 0))
                 .lease(new RunLease(runId, "host-a", T0.plusSeconds(60)))
+                .outbox(dev.parley.chat.outbox.OutboxEntry.runEnded(new Run(runId, "erased-t", "alice",
+                        RunStatus.CANCELLED, runId + "-u", runId + "-a", "x", null, null, null, Map.of(), T0, T0, T0,
+                        null, null, null), "late-" + erasedWord))
                 .build()))
                 .isInstanceOfSatisfying(ThreadGoneException.class, e -> assertThat(e.runIds()).containsExactly(runId));
         assertThatThrownBy(() -> store.write(StoreBatch.builder().event(new RunEvent(runId, 42, T0.toEpochMilli(),
