@@ -62,6 +62,9 @@ public final class WebhookDispatcher implements AutoCloseable {
     private volatile Instant countedAt = Instant.EPOCH;
     private volatile Instant purgedAt = Instant.EPOCH;
     private volatile boolean started;
+    /** Set when {@link #close()} starts: no more claims. */
+    private volatile boolean stopping;
+    /** Set once deliveries may no longer record their outcome. */
     private volatile boolean closed;
 
     WebhookDispatcher(Webhooks webhooks, OutboxStore store) {
@@ -83,7 +86,7 @@ public final class WebhookDispatcher implements AutoCloseable {
 
     /** Starts polling; a second call does nothing. */
     public synchronized void start() {
-        if (started || closed) {
+        if (started || stopping) {
             return;
         }
         started = true;
@@ -99,6 +102,9 @@ public final class WebhookDispatcher implements AutoCloseable {
      * @throws dev.parley.chat.ChatException STORE_FAILURE if the claim failed
      */
     public int deliverDue() {
+        if (stopping) {
+            return 0;
+        }
         Instant now = webhooks.clock().instant();
         List<OutboxEntry> claimed = store.claimOutbox(webhooks.instanceId(), now, now.plus(webhooks.leaseDuration()),
                 webhooks.batchSize());
@@ -131,7 +137,7 @@ public final class WebhookDispatcher implements AutoCloseable {
 
     private void pollQuietly() {
         try {
-            while (!closed && deliverDue() == webhooks.batchSize()) {
+            while (!stopping && deliverDue() == webhooks.batchSize()) {
                 // a backlog: the next batch at once
             }
             Instant now = webhooks.clock().instant();
@@ -234,13 +240,17 @@ public final class WebhookDispatcher implements AutoCloseable {
         }
     }
 
-    /** Stops polling; waits up to the call timeout for deliveries in progress, then cuts them short. */
+    /**
+     * Stops claiming; waits up to the call timeout for deliveries in progress (their outcomes are recorded), then
+     * cuts them short (delivered again after their lease).
+     */
     @Override
     public void close() {
         synchronized (this) {
-            if (closed) {
+            if (stopping) {
                 return;
             }
+            stopping = true;
         }
         poller.shutdown();
         deliveries.shutdown();
