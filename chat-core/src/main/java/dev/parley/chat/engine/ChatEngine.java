@@ -44,6 +44,8 @@ import dev.parley.chat.runtime.RunThreads;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillOption;
 import dev.parley.chat.store.ChatStore;
+import dev.parley.chat.outbox.OutboxRouting;
+import dev.parley.chat.outbox.OutboxStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import dev.parley.chat.store.SearchQuery;
 import dev.parley.chat.store.ThreadSearchHit;
@@ -152,6 +154,10 @@ public final class ChatEngine implements AutoCloseable {
         if (b.store == null || b.runtime == null) {
             throw ChatException.configuration("a ChatEngine needs a " + (b.store == null ? "store" : "runtime"));
         }
+        if (b.outbox != null && !(b.store instanceof OutboxStore)) {
+            throw ChatException.configuration("an outbox (webhooks) needs a store that keeps one (an OutboxStore, as"
+                    + " InMemoryChatStore and JdbiChatStore are); " + b.store.getClass().getName() + " is not");
+        }
         this.store = b.store;
         this.runtime = b.runtime;
         this.limits = b.limits;
@@ -187,7 +193,7 @@ public final class ChatEngine implements AutoCloseable {
                 runtime.attachmentSupport(), b.clock);
         this.attachments = new ChatAttachments(attachmentWork);
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
-                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork);
+                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork, b.outbox);
         this.runs = new RunManager(ctx, b.contextPropagator);
         this.views = new ThreadViews(ctx, runs);
         this.branches = new Branches(store, runs, views);
@@ -842,6 +848,7 @@ public final class ChatEngine implements AutoCloseable {
         private @Nullable Duration eventRetention;
         private @Nullable BlobStore blobStore;
         private AttachmentLimits attachmentLimits = AttachmentLimits.defaults();
+        private @Nullable OutboxRouting outbox;
 
         private Builder() {
         }
@@ -919,6 +926,18 @@ public final class ChatEngine implements AutoCloseable {
          */
         public Builder blobStore(BlobStore value) {
             this.blobStore = Objects.requireNonNull(value, "blobStore");
+            return this;
+        }
+
+        /**
+         * Writes an outbox entry for each destination {@code routing} names whenever a run ends or asks for a
+         * person's input, in the same store write as the run's end or the input request (see
+         * {@link dev.parley.chat.outbox}); a dispatcher such as {@code chat-webhooks}' delivers them. Off by
+         * default: without it no batch carries an entry. The store must implement {@link OutboxStore}
+         * ({@link #build()} fails otherwise).
+         */
+        public Builder outbox(OutboxRouting routing) {
+            this.outbox = Objects.requireNonNull(routing, "routing");
             return this;
         }
 
@@ -1019,7 +1038,8 @@ public final class ChatEngine implements AutoCloseable {
         /**
          * Builds the engine and brings the store in line after a restart (see the class comment).
          *
-         * @throws ChatException CONFIGURATION if the runtime or the store is missing
+         * @throws ChatException CONFIGURATION if the runtime or the store is missing, or an
+         *     {@link #outbox outbox} is set and the store keeps none
          */
         public ChatEngine build() {
             return new ChatEngine(this);

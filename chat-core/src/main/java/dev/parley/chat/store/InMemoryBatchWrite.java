@@ -21,19 +21,22 @@ import java.util.Set;
  * anything is stored (the fence, every row's thread and run, one active run per thread, client message ids),
  * then each kind of the
  * batch stored by its part, in this order: touches, runs, messages, events, inputs, seq reservations,
- * resume points, leases. Not thread-safe: the store calls it under its one lock, which makes the batch atomic.
+ * resume points, leases, outbox entries. Not thread-safe: the store calls it under its one lock, which makes the batch atomic.
  */
 final class InMemoryBatchWrite {
     private final InMemoryThreads threads;
     private final InMemoryMessages messages;
     private final InMemoryRuns runs;
     private final InMemoryInputs inputs;
+    private final InMemoryOutbox outbox;
 
-    InMemoryBatchWrite(InMemoryThreads threads, InMemoryMessages messages, InMemoryRuns runs, InMemoryInputs inputs) {
+    InMemoryBatchWrite(InMemoryThreads threads, InMemoryMessages messages, InMemoryRuns runs, InMemoryInputs inputs,
+            InMemoryOutbox outbox) {
         this.threads = threads;
         this.messages = messages;
         this.runs = runs;
         this.inputs = inputs;
+        this.outbox = outbox;
     }
 
     /**
@@ -79,6 +82,7 @@ final class InMemoryBatchWrite {
         for (RunLease lease : batch.leases()) {
             runs.saveLease(lease);
         }
+        batch.outbox().forEach(outbox::add);
     }
 
     private void checkExpectedLeaf(StoreBatch batch) {
@@ -127,6 +131,7 @@ final class InMemoryBatchWrite {
                 gone.add(message.runId());
             }
         }
+        batch.outbox().stream().filter(entry -> !threads.exists(entry.threadId())).forEach(entry -> gone.add(entry.runId()));
         Set<String> rowsOfRuns = new LinkedHashSet<>();
         batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
         batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));

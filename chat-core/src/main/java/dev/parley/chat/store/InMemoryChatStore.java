@@ -14,6 +14,8 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
 import dev.parley.chat.model.UserMessage;
+import dev.parley.chat.outbox.OutboxEntry;
+import dev.parley.chat.outbox.OutboxStore;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -27,11 +29,12 @@ import org.jspecify.annotations.Nullable;
  * that do not need history across restarts. Thread-safe (one lock); reads return copies.
  *
  * <p>Each aggregate lives in its own part — {@link InMemoryThreads}, {@link InMemoryMessages},
- * {@link InMemoryRuns}, {@link InMemoryInputs}, {@link InMemoryFeedback}, {@link InMemoryHostActions} —
+ * {@link InMemoryRuns}, {@link InMemoryInputs}, {@link InMemoryFeedback}, {@link InMemoryHostActions},
+ * {@link InMemoryOutbox} —
  * and {@link InMemoryBatchWrite} composes them into one batch. This class owns the one lock (every call
  * into a part is made holding it) and composes deleting a thread across the parts.
  */
-public final class InMemoryChatStore implements ChatStore, AttachmentStore {
+public final class InMemoryChatStore implements ChatStore, AttachmentStore, OutboxStore {
 
     private final Object lock = new Object();
     private final InMemoryThreads threads = new InMemoryThreads();
@@ -41,7 +44,8 @@ public final class InMemoryChatStore implements ChatStore, AttachmentStore {
     private final InMemoryFeedback feedback = new InMemoryFeedback();
     private final InMemoryHostActions hostActions = new InMemoryHostActions();
     private final InMemoryAttachments attachments = new InMemoryAttachments();
-    private final InMemoryBatchWrite batchWrite = new InMemoryBatchWrite(threads, messages, runs, inputs);
+    private final InMemoryOutbox outbox = new InMemoryOutbox();
+    private final InMemoryBatchWrite batchWrite = new InMemoryBatchWrite(threads, messages, runs, inputs, outbox);
 
     // ---- threads
 
@@ -85,6 +89,7 @@ public final class InMemoryChatStore implements ChatStore, AttachmentStore {
             messages.deleteOfThread(threadId);
             feedback.deleteOfThread(threadId);
             attachments.deleteOfThread(threadId);
+            outbox.deleteOfThread(threadId);
             return true;
         }
     }
@@ -467,6 +472,51 @@ public final class InMemoryChatStore implements ChatStore, AttachmentStore {
     public void forgetBlobs(Collection<String> blobKeys) {
         synchronized (lock) {
             attachments.forget(blobKeys);
+        }
+    }
+
+    // ---- the outbox
+
+    @Override
+    public List<OutboxEntry> claimOutbox(String instanceId, Instant now, Instant leaseUntil, int limit) {
+        synchronized (lock) {
+            return outbox.claim(instanceId, now, leaseUntil, limit);
+        }
+    }
+
+    @Override
+    public boolean completeOutbox(String messageId, String destination, String instanceId) {
+        synchronized (lock) {
+            return outbox.complete(messageId, destination, instanceId);
+        }
+    }
+
+    @Override
+    public boolean retryOutbox(String messageId, String destination, String instanceId, int attempts,
+            Instant nextAttemptAt) {
+        synchronized (lock) {
+            return outbox.retry(messageId, destination, instanceId, attempts, nextAttemptAt);
+        }
+    }
+
+    @Override
+    public boolean failOutbox(String messageId, String destination, String instanceId, int attempts, Instant at) {
+        synchronized (lock) {
+            return outbox.fail(messageId, destination, instanceId, attempts, at);
+        }
+    }
+
+    @Override
+    public OutboxStore.Counts countOutbox() {
+        synchronized (lock) {
+            return outbox.counts();
+        }
+    }
+
+    @Override
+    public int purgeFailedOutbox(Instant before) {
+        synchronized (lock) {
+            return outbox.purgeFailed(before);
         }
     }
 

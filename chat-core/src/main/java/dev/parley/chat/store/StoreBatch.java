@@ -5,6 +5,7 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
+import dev.parley.chat.outbox.OutboxEntry;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,8 +32,15 @@ import org.jspecify.annotations.Nullable;
  * nothing of it is stored and {@link ChatStore#write} throws {@link BranchMovedException}. A new message whose
  * parent was read as the branch's last message cannot land beside a message another host instance added.
  *
+ * <p>A batch may carry {@linkplain #outbox outbox entries} (notifications of a run's end or input request,
+ * {@link dev.parley.chat.outbox}): the engine adds them only when it was given an
+ * {@link dev.parley.chat.outbox.OutboxRouting}, and only a store implementing
+ * {@link dev.parley.chat.outbox.OutboxStore} receives such a batch. They are stored in the same transaction,
+ * after the rest; an entry whose thread does not exist fails the batch with {@link ThreadGoneException} (its run).
+ *
  * @param fence the instance whose leases the batch's runs must be under, or null for no check
  * @param expectedLeaf the active leaf a thread must still have for the batch to be stored, or null for no check
+ * @param outbox outbox entries to store with the batch (empty unless the engine has an outbox routing)
  */
 public record StoreBatch(
         List<ThreadTouch> threadTouches,
@@ -44,7 +52,8 @@ public record StoreBatch(
         List<SeqReservation> reservations,
         List<ResumePoint> resumePoints,
         @Nullable String fence,
-        @Nullable ExpectedLeaf expectedLeaf) {
+        @Nullable ExpectedLeaf expectedLeaf,
+        List<OutboxEntry> outbox) {
 
     /**
      * The batch is stored only while thread {@code threadId}'s active leaf is {@code leafId} (null: the thread
@@ -99,6 +108,15 @@ public record StoreBatch(
         leases = List.copyOf(leases);
         reservations = List.copyOf(reservations);
         resumePoints = List.copyOf(resumePoints);
+        outbox = List.copyOf(outbox);
+    }
+
+    /** A batch without outbox entries. */
+    public StoreBatch(List<ThreadTouch> threadTouches, List<Run> runs, List<Message> messages, List<RunEvent> events,
+            List<PendingInput> inputs, List<RunLease> leases, List<SeqReservation> reservations,
+            List<ResumePoint> resumePoints, @Nullable String fence, @Nullable ExpectedLeaf expectedLeaf) {
+        this(threadTouches, runs, messages, events, inputs, leases, reservations, resumePoints, fence, expectedLeaf,
+                List.of());
     }
 
     /** The ids of the runs this batch writes (what a {@link #fence} is checked against), in first-seen order. */
@@ -116,7 +134,7 @@ public record StoreBatch(
     /** True when the batch stores nothing (a fence alone stores nothing). */
     public boolean isEmpty() {
         return threadTouches.isEmpty() && runs.isEmpty() && messages.isEmpty() && events.isEmpty() && inputs.isEmpty()
-                && leases.isEmpty() && reservations.isEmpty() && resumePoints.isEmpty();
+                && leases.isEmpty() && reservations.isEmpty() && resumePoints.isEmpty() && outbox.isEmpty();
     }
 
     public static Builder builder() {
@@ -133,6 +151,7 @@ public record StoreBatch(
         private final List<RunLease> leases = new ArrayList<>();
         private final List<SeqReservation> reservations = new ArrayList<>();
         private final List<ResumePoint> resumePoints = new ArrayList<>();
+        private final List<OutboxEntry> outbox = new ArrayList<>();
         private @Nullable String fence;
         private @Nullable ExpectedLeaf expectedLeaf;
 
@@ -189,6 +208,12 @@ public record StoreBatch(
             return this;
         }
 
+        /** Stores an outbox entry with the batch, in its transaction (see the class comment). */
+        public Builder outbox(OutboxEntry entry) {
+            outbox.add(entry);
+            return this;
+        }
+
         /**
          * Stores the batch only while no run in it is leased by an instance other than {@code instanceId}
          * (null: no such check).
@@ -214,12 +239,13 @@ public record StoreBatch(
             leases.addAll(other.leases());
             reservations.addAll(other.reservations());
             resumePoints.addAll(other.resumePoints());
+            outbox.addAll(other.outbox());
             return this;
         }
 
         public StoreBatch build() {
             return new StoreBatch(threadTouches, runs, messages, events, inputs, leases, reservations, resumePoints,
-                    fence, expectedLeaf);
+                    fence, expectedLeaf, outbox);
         }
     }
 }

@@ -164,10 +164,14 @@ class RecoveryTest extends EngineTestSupport {
                 .resumePoint(new StoreBatch.ResumePoint(run.id(), "bridge-seq-9", 0, true))
                 .build());
         ScriptedRuntime runtime = ScriptedRuntime.playing(Scripts.instant("next"));
-        ChatEngine engine = engine(runtime);
+        ChatEngine engine = engine(runtime, b -> b.outbox(type -> List.of("hook")));
 
         Run settled = await(() -> store.findRun(run.id()).orElseThrow(), r -> r.status().isTerminal(),
                 "the record settled");
+        assertThat(((dev.parley.chat.outbox.OutboxStore) store).claimOutbox("test", T0.plusSeconds(3600),
+                T0.plusSeconds(7200), 10)).as("the end's notification goes with its record")
+                .extracting(e -> e.type() + " " + e.runId())
+                .containsExactly(dev.parley.chat.outbox.OutboxEventType.RUN_SUCCEEDED + " " + run.id());
         assertThat(settled.status()).isEqualTo(RunStatus.SUCCEEDED);
         assertThat(settled.finishedAt()).isEqualTo(Instant.ofEpochMilli(T0.toEpochMilli() + 5));
         assertThat(store.readEvents(run.id(), 0, 100)).extracting(RunEvent::seq).containsExactly(1L, 2L, 3L, 4L, 5L);

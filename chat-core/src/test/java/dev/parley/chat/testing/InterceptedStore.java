@@ -41,6 +41,16 @@ public final class InterceptedStore {
                 : of(delegate, interceptor);
     }
 
+    /**
+     * As {@link #of}, but an {@link dev.parley.chat.outbox.OutboxStore} too when the real store is one: the
+     * interceptor sees its outbox calls as well.
+     */
+    public static ChatStore keepingOutbox(ChatStore delegate, Interceptor interceptor) {
+        return delegate instanceof dev.parley.chat.outbox.OutboxStore
+                ? proxy(delegate, interceptor, ChatStore.class, dev.parley.chat.outbox.OutboxStore.class)
+                : of(delegate, interceptor);
+    }
+
     private static ChatStore proxy(ChatStore delegate, Interceptor interceptor, Class<?>... kinds) {
         return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), kinds,
                 (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));

@@ -11,6 +11,7 @@ import dev.parley.chat.spring.internal.CompositeEngineListener;
 import dev.parley.chat.spring.internal.ParleyMetrics;
 import dev.parley.chat.spring.internal.SseStreams;
 import dev.parley.chat.attachment.BlobStore;
+import dev.parley.chat.outbox.OutboxRouting;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.InMemoryChatStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,7 +35,8 @@ import org.springframework.context.annotation.Configuration;
  * define a {@link RuntimeAdapter}). Every bean backs
  * off when the host defines its own. {@link EngineListener}, {@link HostAction} and {@link HostActionSource}
  * beans (such as the MCP tools of {@code parley.mcp.servers}) are picked up,
- * and a {@link RunCoordinator} bean makes the engine one of several instances on one store.
+ * a {@link RunCoordinator} bean makes the engine one of several instances on one store, and an
+ * {@link OutboxRouting} bean (the webhooks of {@code parley.webhooks}) has it write outbox entries.
  */
 @AutoConfiguration(afterName = {
     "dev.parley.chat.spring.ParleyHermesAutoConfiguration",
@@ -62,7 +64,7 @@ public class ParleyAutoConfiguration {
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
             ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator,
             ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore,
-            ObjectProvider<RunContextPropagator> contextPropagator) {
+            ObjectProvider<RunContextPropagator> contextPropagator, ObjectProvider<OutboxRouting> outbox) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -73,6 +75,7 @@ public class ParleyAutoConfiguration {
         builder.attachmentLimits(attachments.toLimits());
         blobStore.ifUnique(builder::blobStore);
         contextPropagator.ifUnique(builder::contextPropagator);
+        outbox.ifUnique(builder::outbox);
         hostActions.orderedStream().forEach(builder::hostAction);
         hostActionSources.orderedStream().forEach(builder::hostActions);
         if (properties.getEngine().getEventRetention() != null) {

@@ -4,6 +4,7 @@ import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.EngineLimits;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.StoreWrite;
+import dev.parley.chat.outbox.OutboxRouting;
 import dev.parley.chat.runtime.Capability;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.store.ChatStore;
@@ -49,6 +50,8 @@ public final class EngineContext {
     final RunCoordinator coordinator;
     final Duration leaseTimeout;
     final Duration controlTimeout;
+    /** Who wants to be told of runs' ends and input requests (outbox entries in the batches); null: nobody. */
+    final @Nullable OutboxRouting outbox;
     /** Set once the engine closes: a subscription that starts after that is told at once. */
     private volatile boolean closed;
     /** Every subscription still open, to be told when the engine closes. */
@@ -59,9 +62,10 @@ public final class EngineContext {
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
             HostActions hostActions, RunCoordinator coordinator, Duration leaseTimeout,
-            Duration controlTimeout, AttachmentWork attachments) {
+            Duration controlTimeout, AttachmentWork attachments, @Nullable OutboxRouting outbox) {
         this.store = store;
         this.attachments = attachments;
+        this.outbox = outbox;
         this.runtime = runtime;
         this.clock = clock;
         this.limits = limits;

@@ -148,7 +148,8 @@ final class RowByRowWrite {
      * makes (a run's record is never ahead of what is stored with or before it). Written first, it said the
      * run had ended while its end event was not stored yet: a subscriber reading the store would complete
      * without the end, a compaction would take the run, and the part's inputs, stored after it, would stay
-     * pending on an ended run. Resume points apart.
+     * pending on an ended run. Resume points apart. Outbox entries go with the row that causes them: a run's
+     * end with its terminal record, an input request with its input.
      */
     private static List<StoreBatch> rows(StoreBatch batch) {
         List<StoreBatch> rows = new ArrayList<>();
@@ -157,9 +158,18 @@ final class RowByRowWrite {
                 .forEach(run -> rows.add(row(batch).run(run).build()));
         batch.messages().forEach(message -> rows.add(row(batch).message(message).build()));
         batch.events().forEach(event -> rows.add(row(batch).event(event).build()));
-        batch.inputs().forEach(input -> rows.add(row(batch).input(input).build()));
-        batch.runs().stream().filter(run -> run.status().isTerminal())
-                .forEach(run -> rows.add(row(batch).run(run).build()));
+        batch.inputs().forEach(input -> {
+            StoreBatch.Builder row = row(batch).input(input);
+            batch.outbox().stream().filter(entry -> input.runId().equals(entry.runId())
+                    && input.inputId().equals(entry.inputId())).forEach(row::outbox);
+            rows.add(row.build());
+        });
+        batch.runs().stream().filter(run -> run.status().isTerminal()).forEach(run -> {
+            StoreBatch.Builder row = row(batch).run(run);
+            batch.outbox().stream().filter(entry -> run.id().equals(entry.runId()) && entry.inputId() == null)
+                    .forEach(row::outbox);
+            rows.add(row.build());
+        });
         batch.leases().forEach(lease -> rows.add(row(batch).lease(lease).build()));
         batch.reservations().forEach(r -> rows.add(row(batch).reserveSeq(r.runId(), r.upTo()).build()));
         return rows;

@@ -5,6 +5,8 @@ import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.outbox.OutboxEntry;
+import dev.parley.chat.outbox.OutboxEventType;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
@@ -261,6 +263,12 @@ final class RunRecovery {
                 record.status(), run.status());
         StoreBatch.Builder batch = StoreBatch.builder().fence(ctx.fence());
         reducer.messages().forEach(batch::message);
+        if (ctx.outbox != null) {
+            // the end's notifications go with its record (an entry stored already is left as it is)
+            for (String destination : ctx.outbox.destinations(OutboxEventType.ofEnd(record.status()))) {
+                batch.outbox(OutboxEntry.runEnded(record, destination));
+            }
+        }
         ctx.store.write(batch.run(record).build());
     }
 }

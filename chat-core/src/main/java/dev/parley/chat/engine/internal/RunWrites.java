@@ -3,6 +3,9 @@ package dev.parley.chat.engine.internal;
 import dev.parley.chat.event.RunEvent;
 import dev.parley.chat.model.Message;
 import dev.parley.chat.model.Run;
+import dev.parley.chat.outbox.OutboxEntry;
+import dev.parley.chat.outbox.OutboxEventType;
+import dev.parley.chat.outbox.OutboxRouting;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.input.PendingInput;
 import dev.parley.chat.store.StoreBatch;
@@ -28,6 +31,8 @@ final class RunWrites {
     private boolean runChanged;
     private boolean messagesDue;
     private long lastMessageFlush;
+    /** The run's end has gone into a batch with its outbox entries (they are written once). */
+    private boolean endAnnounced;
 
     /** The store's reservation mark as known stored: no event above it may be published. */
     private long reservedSeq;
@@ -121,7 +126,8 @@ final class RunWrites {
      * Moves pending work into a batch: the oldest events, as many as fit in the caps (at least one), then,
      * once every event is in, the run's record, due message changes, inputs and thread touches. So a batch
      * holds a prefix of the run's log, and what the run's record and messages say is never ahead of the
-     * events stored with or before them. A pending seq reservation always goes in.
+     * events stored with or before them. A pending seq reservation always goes in. With an outbox
+     * ({@link EngineContext#outbox}), the run's terminal record and each input go in with their outbox entries.
      *
      * @param maxEvents the most events to move
      * @param maxBytes the most estimated bytes to move ({@link StoredSize}); the first event goes in regardless
@@ -160,9 +166,18 @@ final class RunWrites {
         if (!events.isEmpty()) {
             return new Drained(last, reservation, true, bytes);
         }
+        OutboxRouting outbox = ctx.outbox;
         if (runChanged) {
-            batch.run(record.get());
+            Run current = record.get();
+            batch.run(current);
             runChanged = false;
+            if (outbox != null && current.status().isTerminal() && !endAnnounced) {
+                // in the batch that stores the run's end: written together or not at all
+                endAnnounced = true;
+                for (String destination : outbox.destinations(OutboxEventType.ofEnd(current.status()))) {
+                    batch.outbox(OutboxEntry.runEnded(current, destination));
+                }
+            }
         }
         boolean due = messagesDue || nowMillis - lastMessageFlush >= ctx.limits.messageFlushInterval().toMillis();
         if (due && reducer.hasChanges()) {
@@ -174,6 +189,16 @@ final class RunWrites {
             lastMessageFlush = nowMillis;
         }
         messagesDue = false;
+        if (outbox != null && !inputs.isEmpty()) {
+            List<String> destinations = outbox.destinations(OutboxEventType.INPUT_REQUESTED);
+            if (!destinations.isEmpty()) {
+                Run current = record.get();
+                for (PendingInput input : inputs) {
+                    destinations.forEach(destination -> batch.outbox(OutboxEntry.inputRequested(current, input,
+                            destination)));
+                }
+            }
+        }
         inputs.forEach(batch::input);
         inputs.clear();
         touches.forEach(batch::touch);

@@ -16,6 +16,8 @@ import dev.parley.chat.model.UserMessage;
 import dev.parley.chat.input.InputAnswer;
 import dev.parley.chat.input.InputState;
 import dev.parley.chat.input.PendingInput;
+import dev.parley.chat.outbox.OutboxEntry;
+import dev.parley.chat.outbox.OutboxStore;
 import dev.parley.chat.store.AnswerOutcome;
 import dev.parley.chat.store.ChatStore;
 import dev.parley.chat.store.HostActionRecord;
@@ -75,6 +77,11 @@ import org.jspecify.annotations.Nullable;
  * unreferenced. Their bytes are kept by a {@link dev.parley.chat.attachment.BlobStore}: by default
  * {@link #blobStore()}, in chunks in this database.
  *
+ * <h2>Outbox</h2>
+ * As an {@link OutboxStore}: the entries of a batch go into {@code parley_outbox} in its transaction; a claim is
+ * a conditional update of {@code claimed_by} and {@code lease_until}, so instances sharing the database never
+ * hold one entry at once; a thread's delete removes its entries with it (foreign key cascade).
+ *
  * <h2>Contract</h2>
  * Thread-safe. Every failure of the database is a {@link ChatException} with {@link ErrorCode#STORE_FAILURE}
  * and the driver's exception as its cause; messages name the operation and the database, never connection
@@ -86,7 +93,7 @@ import org.jspecify.annotations.Nullable;
  * <p>The store owns its transactions whatever the data source's auto-commit default: it switches each
  * connection it takes to auto-commit and back before giving it back, and never joins a host transaction.
  */
-public final class JdbiChatStore implements ChatStore, AttachmentStore {
+public final class JdbiChatStore implements ChatStore, AttachmentStore, OutboxStore {
     private final StoreDatabase db;
     private final BatchWrite batchWrite;
     private final JdbiBlobStore blobs;
@@ -525,6 +532,43 @@ public final class JdbiChatStore implements ChatStore, AttachmentStore {
         if (!blobKeys.isEmpty()) {
             db.write("forgetting deleted blobs", dao -> dao.attachments().forget(blobKeys));
         }
+    }
+
+    // ------------------------------------------------------------------ outbox
+
+    @Override
+    public List<OutboxEntry> claimOutbox(String instanceId, Instant now, Instant leaseUntil, int limit) {
+        return db.write("claiming outbox entries", dao -> dao.outbox().claim(instanceId, now, leaseUntil, limit));
+    }
+
+    @Override
+    public boolean completeOutbox(String messageId, String destination, String instanceId) {
+        return db.write("completing an outbox entry",
+                dao -> dao.outbox().complete(messageId, destination, instanceId)) == 1;
+    }
+
+    @Override
+    public boolean retryOutbox(String messageId, String destination, String instanceId, int attempts,
+            Instant nextAttemptAt) {
+        return db.write("rescheduling an outbox entry", dao -> dao.outbox().retry(messageId, destination, instanceId,
+                attempts, nextAttemptAt.toEpochMilli())) == 1;
+    }
+
+    @Override
+    public boolean failOutbox(String messageId, String destination, String instanceId, int attempts, Instant at) {
+        return db.write("failing an outbox entry", dao -> dao.outbox().fail(messageId, destination, instanceId,
+                attempts, at.toEpochMilli())) == 1;
+    }
+
+    @Override
+    public OutboxStore.Counts countOutbox() {
+        return db.read("counting outbox entries",
+                dao -> new OutboxStore.Counts(dao.outbox().countPending(), dao.outbox().countFailed()));
+    }
+
+    @Override
+    public int purgeFailedOutbox(Instant before) {
+        return db.write("purging failed outbox entries", dao -> dao.outbox().purgeFailed(before.toEpochMilli()));
     }
 
     // ------------------------------------------------------------------ leases

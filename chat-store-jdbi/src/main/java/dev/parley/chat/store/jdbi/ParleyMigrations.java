@@ -29,7 +29,7 @@ public final class ParleyMigrations {
             "V3__one_active_run_per_thread.sql", "V4__pending_inputs.sql", "V5__conversation_trees_and_search.sql",
             "V6__compact_event_rows.sql", "V7__foreign_keys_and_secure_delete.sql", "V8__run_error_retry_after.sql",
             "V9__resume_points.sql", "V10__attachments.sql",
-            "V11__search_newest_first_per_owner.sql", "V14__run_start_context.sql");
+            "V11__search_newest_first_per_owner.sql", "V12__outbox.sql", "V13__run_start_context.sql");
 
     private ParleyMigrations() {
     }

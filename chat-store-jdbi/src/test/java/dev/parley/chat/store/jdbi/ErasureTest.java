@@ -107,7 +107,10 @@ abstract class ErasureTest {
                         List.of(word), false), null, null, InputState.PENDING, null, T0, null))
                 .reserveSeq(runId, 4096)
                 .resumePoint(new StoreBatch.ResumePoint(runId, "17", 2))
-                .lease(new RunLease(runId, "host-a", T0.plusSeconds(30)));
+                .lease(new RunLease(runId, "host-a", T0.plusSeconds(30)))
+                .outbox(dev.parley.chat.outbox.OutboxEntry.runEnded(new Run(runId, threadId, "alice",
+                        RunStatus.SUCCEEDED, runId + "-u", runId + "-a", "x", null, null, null, Map.of(), T0, T0, T0,
+                        null, null, null), "ops"));
         for (int seq = 2; seq <= 40; seq++) {
             batch.event(new RunEvent(runId, seq, T0.toEpochMilli() + seq,
                     new AgentStreamEvent.TextDelta(runId + "-a", " " + word + seq)));
@@ -195,6 +198,9 @@ abstract class ErasureTest {
                         erasedWord)))
                 .reserveSeq(runId, 8192).resumePoint(new StoreBatch.ResumePoint(runId, "40", 0))
                 .lease(new RunLease(runId, "host-a", T0.plusSeconds(60)))
+                .outbox(dev.parley.chat.outbox.OutboxEntry.runEnded(new Run(runId, "erased-t", "alice",
+                        RunStatus.CANCELLED, runId + "-u", runId + "-a", "x", null, null, null, Map.of(), T0, T0, T0,
+                        null, null, null), "late-" + erasedWord))
                 .build()))
                 .isInstanceOfSatisfying(ThreadGoneException.class, e -> assertThat(e.runIds()).containsExactly(runId));
         assertThatThrownBy(() -> store.write(StoreBatch.builder().event(new RunEvent(runId, 42, T0.toEpochMilli(),

@@ -80,7 +80,7 @@ abstract class MigrationTest {
 
         MigrationInfo[] parley = parleyFlyway().info().applied();
         assertThat(versions(parley)).as("a baseline under the host's tables, then Parley's versions")
-                .containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "14");
+                .containsExactly("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
         assertThat(parley[1].getScript()).isEqualTo("V1__parley_tables.sql");
         assertThat(parley[1].getState().isFailed()).isFalse();
         assertThat(host.info().applied()).extracting(MigrationInfo::getScript).containsExactly("V1__host_orders.sql");
@@ -88,7 +88,7 @@ abstract class MigrationTest {
         assertThat(host.info().pending()).isEmpty();
         Jdbi.create(database.dataSource()).useHandle(h -> {
             h.execute("INSERT INTO host_orders (id, note) VALUES (1, 'still mine')");
-            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(13);
+            assertThat(h.createQuery("SELECT COUNT(*) FROM parley_schema_history").mapTo(Integer.class).one()).isEqualTo(14);
             assertThat(h.createQuery("SELECT COUNT(*) FROM flyway_schema_history").mapTo(Integer.class).one()).isEqualTo(1);
         });
     }
@@ -105,7 +105,7 @@ abstract class MigrationTest {
         ParleyMigrations.migrate(database.dataSource());
         ParleyMigrations.migrate(database.dataSource());
         assertThat(versions(parleyFlyway().info().applied()))
-                .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "14");
+                .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
 
         try (JdbiChatStore store = database.store().migrate(false).build()) {
             store.createThread(new ChatThread("t1", "alice", null, null, null, null, ThreadStatus.ACTIVE, T0, T0));
@@ -165,6 +165,11 @@ abstract class MigrationTest {
                 .as("without version 11 (search by owner, newest first)")
                 .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
                         .contains("older than this version", "version 11", "ParleyMigrations"));
+        parleyFlyway(MigrationVersion.fromVersion("11")).migrate();
+        assertThatThrownBy(() -> database.store().migrate(false).build())
+                .as("without version 12 (the outbox)")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.getMessage())
+                        .contains("older than this version", "parley_outbox", "version 12", "ParleyMigrations"));
     }
 
     /** A thread with one run, in the columns every version from 5 on has (no store of that version is at hand). */

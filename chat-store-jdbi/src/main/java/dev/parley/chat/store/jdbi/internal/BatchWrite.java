@@ -21,7 +21,7 @@ import java.util.Set;
 
 /**
  * The JDBI store's {@code ChatStore.write}: one transaction of touches, runs, messages, events, inputs,
- * leases, seq reservations and resume points, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
+ * leases, seq reservations, resume points and outbox entries, each kind sent as one JDBC batch (PostgreSQL: events as one statement over
  * arrays), so a flush of hundreds of events costs a handful of round trips; a run's consecutive deltas
  * become one row ({@link EventRows}). What a row needs besides its
  * values — JSON, a message's searchable text and (PostgreSQL) its search vector — is made before the
@@ -76,6 +76,7 @@ public final class BatchWrite {
         Set<String> threadIds = new LinkedHashSet<>();
         batch.runs().forEach(run -> threadIds.add(run.threadId()));
         batch.messages().forEach(message -> threadIds.add(message.threadId()));
+        batch.outbox().forEach(entry -> threadIds.add(entry.threadId()));
         Set<String> rowsOfRuns = new LinkedHashSet<>();
         batch.events().forEach(event -> rowsOfRuns.add(event.runId()));
         batch.inputs().forEach(input -> rowsOfRuns.add(input.runId()));
@@ -100,6 +101,8 @@ public final class BatchWrite {
                 gone.add(message.runId());
             }
         }
+        batch.outbox().stream().filter(entry -> !existingThreads.contains(entry.threadId()))
+                .forEach(entry -> gone.add(entry.runId()));
         for (String runId : rowsOfRuns) {
             if (!storedRuns.contains(runId) && !comingRuns.contains(runId)) {
                 gone.add(runId);
@@ -165,6 +168,10 @@ public final class BatchWrite {
         }
         if (!encoded.resumePoints().isEmpty()) {
             dao.events().saveResumePoints(encoded.resumePoints());
+        }
+        if (!batch.outbox().isEmpty()) {
+            // last: an entry's thread is checked by its foreign key, as a run's or a message's
+            dao.outbox().insert(batch.outbox());
         }
     }
 

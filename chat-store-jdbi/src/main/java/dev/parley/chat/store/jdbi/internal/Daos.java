@@ -32,6 +32,7 @@ public final class Daos {
     private final AttachmentDao attachments;
     private final BlobDao blobs;
     private final SchemaDao schema;
+    private final OutboxDao outbox;
 
     Daos(Jdbi jdbi, Dialect dialect) {
         CurrentHandle current = new CurrentHandle(jdbi);
@@ -47,6 +48,7 @@ public final class Daos {
         this.attachments = current.attach(AttachmentDao.of(dialect));
         this.blobs = current.attach(BlobDao.class);
         this.schema = current.attach(SchemaDao.of(dialect));
+        this.outbox = current.attach(OutboxDao.class);
     }
 
     public ThreadDao threads() {
@@ -95,6 +97,10 @@ public final class Daos {
 
     public SchemaDao schema() {
         return schema;
+    }
+
+    public OutboxDao outbox() {
+        return outbox;
     }
 
     /** Work on the DAOs, in one read or one write transaction. */

@@ -15,11 +15,14 @@ public interface SchemaDao {
     /** The table version 9 added (runs' resume points). */
     String RESUME_POINTS = "parley_resume_points";
 
+    /** The table version 12 added (the outbox). */
+    String OUTBOX = "parley_outbox";
+
     /** The tables of the current schema version; each is probed when migrations are left to the host. */
     List<String> TABLES = List.of(
         "parley_threads", "parley_messages", "parley_runs", "parley_run_events", "parley_seq_reservations",
         "parley_inputs", "parley_thread_approvals", "parley_feedback", "parley_host_actions", RESUME_POINTS,
-        "parley_attachments", "parley_blobs", "parley_unreferenced_blobs", "parley_blob_chunks");
+        "parley_attachments", "parley_blobs", "parley_unreferenced_blobs", "parley_blob_chunks", OUTBOX);
 
     /** Tables a version after 7 added, in version order: one missing means the schema is older than this version. */
     List<String> LATER_TABLES = List.of(RESUME_POINTS, "parley_attachments", "parley_blobs",
@@ -54,6 +57,10 @@ public interface SchemaDao {
     @SqlQuery("SELECT COUNT(error_retry_after_seconds) FROM parley_runs WHERE 1 = 0")
     long probeVersion8Columns();
 
+    /** Fails unless the column of version 13 (the context a run was started in) exists. */
+    @SqlQuery("SELECT COUNT(start_context) FROM parley_runs WHERE 1 = 0")
+    long probeVersion13Column();
+
     /** Fails unless the search of version 11 is there (each owner's texts newest first). */
     long probeVersion11Search();
 
@@ -71,7 +78,7 @@ public interface SchemaDao {
      */
     static void require(StoreDatabase db, String scripts) {
         for (String table : TABLES) {
-            if (LATER_TABLES.contains(table)) {
+            if (LATER_TABLES.contains(table) || table.equals(OUTBOX)) {
                 continue;
             }
             try {
@@ -120,6 +127,18 @@ public interface SchemaDao {
         } catch (ChatException e) {
             throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the search by owner of version 11 is missing)",
                     e);
+        }
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeTable(OUTBOX));
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the table " + OUTBOX + " of version 12 is "
+                    + "missing)", e);
+        }
+        try {
+            db.read("probing the schema version", dao -> dao.schema().probeVersion13Column());
+        } catch (ChatException e) {
+            throw new ChatException(ErrorCode.STORE_FAILURE, tooOld + " (the column start_context of version 13 is "
+                    + "missing)", e);
         }
     }
 
