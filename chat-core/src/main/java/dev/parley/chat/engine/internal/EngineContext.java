@@ -49,6 +49,8 @@ public final class EngineContext {
     final RunCoordinator coordinator;
     final Duration leaseTimeout;
     final Duration controlTimeout;
+    /** Told when runs start and end, to make follow-up suggestions for their answers. */
+    final SuggestionWork suggestions;
     /** Set once the engine closes: a subscription that starts after that is told at once. */
     private volatile boolean closed;
     /** Every subscription still open, to be told when the engine closes. */
@@ -59,9 +61,10 @@ public final class EngineContext {
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
             HostActions hostActions, RunCoordinator coordinator, Duration leaseTimeout,
-            Duration controlTimeout, AttachmentWork attachments) {
+            Duration controlTimeout, AttachmentWork attachments, SuggestionWork suggestions) {
         this.store = store;
         this.attachments = attachments;
+        this.suggestions = suggestions;
         this.runtime = runtime;
         this.clock = clock;
         this.limits = limits;
