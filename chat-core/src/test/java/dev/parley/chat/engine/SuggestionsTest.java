@@ -75,6 +75,25 @@ class SuggestionsTest extends EngineTestSupport {
     }
 
     @Test
+    void askedWhileTheAnswerIsBeingWrittenTheyAreWaitedForUntilTheRunEnds() throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        ChatEngine engine = engine(ScriptedRuntime.playing((request, p) -> {
+            p.text("working");
+            go.await(10, TimeUnit.SECONDS);
+            p.finish();
+        }), b -> b.suggestions(request -> Suggestions.of(List.of("next"))));
+        String threadId = engine.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine.startRun(ALICE, threadId, StartRun.of("hello"));
+        assertThat(engine.suggestions(ALICE, ticket.assistantMessageId(), Duration.ZERO).get(1, TimeUnit.SECONDS).pending())
+                .as("the answer is still being written").isTrue();
+        CompletableFuture<AnswerSuggestions> waited = engine.suggestions(ALICE, ticket.assistantMessageId(),
+                Duration.ofSeconds(20));
+        assertThat(waited).isNotDone();
+        go.countDown();
+        assertThat(waited.get(15, TimeUnit.SECONDS).prompts()).containsExactly("next");
+    }
+
+    @Test
     void withoutAProviderNothingIsPendingAndTheJsonHasNoSuggestions() throws Exception {
         ChatEngine engine = engine(ScriptedRuntime.playing(ECHO));
         String threadId = engine.createThread(ALICE, NewThread.empty()).id();

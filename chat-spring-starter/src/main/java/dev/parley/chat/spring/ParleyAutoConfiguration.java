@@ -2,6 +2,7 @@ package dev.parley.chat.spring;
 
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.SuggestionProvider;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.engine.HostAction;
@@ -43,7 +44,7 @@ import org.springframework.context.annotation.Configuration;
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
 })
-@EnableConfigurationProperties({ParleyProperties.class, ParleyAttachmentProperties.class})
+@EnableConfigurationProperties({ParleyProperties.class, ParleyAttachmentProperties.class, ParleySuggestionProperties.class})
 public class ParleyAutoConfiguration {
     private static final Logger log = LoggerFactory.getLogger(ParleyAutoConfiguration.class);
 
@@ -62,7 +63,8 @@ public class ParleyAutoConfiguration {
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
             ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator,
             ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore,
-            ObjectProvider<RunContextPropagator> contextPropagator) {
+            ObjectProvider<RunContextPropagator> contextPropagator, ParleySuggestionProperties suggestions,
+            ObjectProvider<SuggestionProvider> suggestionProvider) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -75,6 +77,8 @@ public class ParleyAutoConfiguration {
         contextPropagator.ifUnique(builder::contextPropagator);
         hostActions.orderedStream().forEach(builder::hostAction);
         hostActionSources.orderedStream().forEach(builder::hostActions);
+        builder.maxSuggestions(suggestions.getMax()).suggestionTimeout(suggestions.getTimeout());
+        suggestionProvider.ifUnique(builder::suggestions);
         if (properties.getEngine().getEventRetention() != null) {
             builder.eventRetention(properties.getEngine().getEventRetention());
         }

@@ -69,6 +69,8 @@ public final class SuggestionWork {
     private final int maxSuggestions;
     private final Duration timeout;
     private final Map<String, Slot> slots = new HashMap<>();
+    /** Who waits for the suggestions of answers still being written, by answer id (guarded by {@link #slots}). */
+    private final Map<String, List<CompletableFuture<AnswerSuggestions>>> early = new HashMap<>();
     private volatile boolean closed;
 
     /** A conversation thread's call in flight, the run waiting for it, and who waits for their results. */
@@ -118,11 +120,21 @@ public final class SuggestionWork {
      * suggestions finds them pending). Only a SUCCEEDED run's answer gets suggestions. Returns at once.
      */
     public void runEnded(Run run) {
-        if (provider == null || run.status() != RunStatus.SUCCEEDED || closed) {
+        if (provider == null) {
             return;
         }
         synchronized (slots) {
+            List<CompletableFuture<AnswerSuggestions>> waiting = early.remove(run.assistantMessageId());
+            if (run.status() != RunStatus.SUCCEEDED || closed) {
+                if (waiting != null) {
+                    waiting.forEach(f -> f.complete(new AnswerSuggestions(run.assistantMessageId(), List.of(), false)));
+                }
+                return;
+            }
             Slot slot = slots.computeIfAbsent(run.threadId(), id -> new Slot());
+            if (waiting != null) {
+                slot.waiters.computeIfAbsent(run.assistantMessageId(), id -> new ArrayList<>()).addAll(waiting);
+            }
             if (slot.inFlight != null) {
                 Run replaced = slot.waiting;
                 slot.waiting = run;
@@ -150,27 +162,44 @@ public final class SuggestionWork {
         synchronized (slots) {
             Slot slot = slots.get(answer.threadId());
             boolean coming = slot != null && (isFor(slot.inFlight, answer) || isFor(slot.waiting, answer));
-            if (!coming) {
+            // an answer still being written gets suggestions once its run succeeds
+            boolean writing = provider != null && !closed && answer.status() == MessageStatus.IN_PROGRESS;
+            if (!coming && !writing) {
                 return CompletableFuture.completedFuture(new AnswerSuggestions(answer.id(), List.of(), false));
             }
             if (wait.isZero()) {
                 return CompletableFuture.completedFuture(new AnswerSuggestions(answer.id(), List.of(), true));
             }
-            slot.waiters.computeIfAbsent(answer.id(), id -> new ArrayList<>()).add(result);
+            (coming ? slot.waiters : early).computeIfAbsent(answer.id(), id -> new ArrayList<>()).add(result);
         }
         try {
-            timers.schedule(() -> result.complete(new AnswerSuggestions(answer.id(), List.of(), true)),
-                    wait.toMillis(), TimeUnit.MILLISECONDS);
+            timers.schedule(() -> {
+                if (result.complete(new AnswerSuggestions(answer.id(), List.of(), true))) {
+                    forget(answer.id(), result);
+                }
+            }, wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             result.complete(new AnswerSuggestions(answer.id(), List.of(), true));
         }
         return result;
     }
 
+    /** Drops a waiter that timed out, so that an answer never ended (its run lost) leaves nothing behind. */
+    private void forget(String answerId, CompletableFuture<AnswerSuggestions> waiter) {
+        synchronized (slots) {
+            List<CompletableFuture<AnswerSuggestions>> waiting = early.get(answerId);
+            if (waiting != null && waiting.remove(waiter) && waiting.isEmpty()) {
+                early.remove(answerId);
+            }
+        }
+    }
+
     /** Stops: nothing new is asked, and whoever waits is answered (pending) at once. */
     public void close() {
         closed = true;
         synchronized (slots) {
+            early.forEach((id, futures) -> futures.forEach(f -> f.complete(new AnswerSuggestions(id, List.of(), true))));
+            early.clear();
             for (Slot slot : slots.values()) {
                 slot.waiters.forEach((id, futures) -> futures.forEach(
                         f -> f.complete(new AnswerSuggestions(id, List.of(), true))));
