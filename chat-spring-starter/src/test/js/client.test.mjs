@@ -521,7 +521,7 @@ test('follow-up suggestions arrive after the run ends and the session view keeps
 test('no suggestions come for an answer whose provider fails, and the run still succeeds', async () => {
   const c = client('node-suggest-fail');
   const session = await c.createSession();
-  const ticket = await c.startRun(session.id, { message: 'suggest fail' });
+  const ticket = await c.startRun(session.id, { message: 'suggest broken' });
   let called = false;
   const handle = c.watch(ticket.runId, { onSuggestions: () => { called = true; } });
   assert.equal(await handle.done, 'ended');

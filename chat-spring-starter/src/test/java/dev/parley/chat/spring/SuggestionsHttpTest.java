@@ -75,7 +75,7 @@ class SuggestionsHttpTest {
     void aFailingProviderLeavesTheRunSucceededAndNothingPending() throws Exception {
         String alice = owner("alice");
         String session = http.newSession(alice);
-        JsonNode ticket = http.startRun(alice, session, "suggest fail");
+        JsonNode ticket = http.startRun(alice, session, "suggest broken");
         JsonNode state = http.awaitState(alice, ticket.get("runId").asText(), "SUCCEEDED");
         assertThat(state).isNotNull();
         String answerId = ticket.get("assistantMessageId").asText();

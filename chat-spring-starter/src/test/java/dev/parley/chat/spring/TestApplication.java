@@ -153,7 +153,7 @@ public class TestApplication {
 
     /**
      * Follow-up suggestions for messages starting "suggest" (none for others, so other tests see no change after
-     * a run): "suggest fail" throws, "suggest slow" takes 1.5 s.
+     * a run): "suggest broken" throws, "suggest slow" takes 1.5 s.
      */
     @Bean
     SuggestionProvider suggestions() {
@@ -161,7 +161,7 @@ public class TestApplication {
             if (!request.question().startsWith("suggest")) {
                 return null;
             }
-            if (request.question().startsWith("suggest fail")) {
+            if (request.question().startsWith("suggest broken")) {
                 throw new IllegalStateException("the suggestion service is down");
             }
             if (request.question().startsWith("suggest slow")) {
