@@ -70,7 +70,7 @@ class SuggestionsPageBrowserTest {
         page.await(() -> page.count("article.assistant") == 1);
         page.await(() -> chips().equals(List.of("Use the tools to plan a trip", "Tell me a joke")));
 
-        page.click("article.assistant .suggestions .suggestion");
+        page.click("article.assistant .suggestions .suggestion:first-child");
         page.await(() -> userTexts().size() == 2);
         assertThat(userTexts()).containsExactly("What should I do next? suggest something", "Use the tools to plan a trip");
         page.await(() -> page.count("article.assistant") == 2);
