@@ -371,7 +371,7 @@ public final class ChatEngine implements AutoCloseable {
         if (wait == null || wait.isNegative() || wait.compareTo(Duration.ofSeconds(60)) > 0) {
             throw ChatException.invalidInput("wait must be between 0 and 60 seconds");
         }
-        return suggestions.find(answer, wait);
+        return suggestions.find(answer, wait, runs.liveMessages(answer.runId()) != null);
     }
 
     /** Files and images sent with messages: upload, find, read. */

@@ -69,6 +69,18 @@ public final class SuggestionWork {
     private final int maxSuggestions;
     private final Duration timeout;
     private final Map<String, Slot> slots = new HashMap<>();
+    /**
+     * The answers of the runs that ended here lately (guarded by {@link #slots}): a run stays in memory a moment
+     * after {@link #runEnded}, and an answer of one in this set is not waited for as one still being written.
+     */
+    private final Set<String> endedLately = java.util.Collections.newSetFromMap(new java.util.LinkedHashMap<>() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > 1_024;
+        }
+    });
     /** Who waits for the suggestions of answers still being written, by answer id (guarded by {@link #slots}). */
     private final Map<String, List<CompletableFuture<AnswerSuggestions>>> early = new HashMap<>();
     private volatile boolean closed;
@@ -124,6 +136,7 @@ public final class SuggestionWork {
             return;
         }
         synchronized (slots) {
+            endedLately.add(run.assistantMessageId());
             List<CompletableFuture<AnswerSuggestions>> waiting = early.remove(run.assistantMessageId());
             if (run.status() != RunStatus.SUCCEEDED || closed) {
                 if (waiting != null) {
@@ -154,6 +167,15 @@ public final class SuggestionWork {
      * or after {@code wait} with {@code pending} true.
      */
     public CompletableFuture<AnswerSuggestions> find(AssistantMessage answer, Duration wait) {
+        return find(answer, wait, false);
+    }
+
+    /**
+     * As {@link #find(AssistantMessage, Duration)}; {@code heldHere} says the answer's run is still in this engine's
+     * memory, so it is still being written even where the store already has the answer complete (its end is
+     * stored a moment before this engine is told it ended).
+     */
+    public CompletableFuture<AnswerSuggestions> find(AssistantMessage answer, Duration wait, boolean heldHere) {
         if (answer.suggestions() != null) {
             return CompletableFuture.completedFuture(
                     new AnswerSuggestions(answer.id(), answer.suggestions().prompts(), false));
@@ -163,7 +185,8 @@ public final class SuggestionWork {
             Slot slot = slots.get(answer.threadId());
             boolean coming = slot != null && (isFor(slot.inFlight, answer) || isFor(slot.waiting, answer));
             // an answer still being written gets suggestions once its run succeeds
-            boolean writing = provider != null && !closed && answer.status() == MessageStatus.IN_PROGRESS;
+            boolean writing = provider != null && !closed && (answer.status() == MessageStatus.IN_PROGRESS
+                    || heldHere && !endedLately.contains(answer.id()));
             if (!coming && !writing) {
                 return CompletableFuture.completedFuture(new AnswerSuggestions(answer.id(), List.of(), false));
             }
