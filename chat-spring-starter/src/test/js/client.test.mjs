@@ -498,3 +498,34 @@ test('the host\'s CSRF token goes with every request that changes something', as
   await perRequest.listSessions();
   assert.deepEqual(seen.map((r) => r.headers['X-Request']), ['1', '2'], 'a headers function is asked per request');
 });
+
+test('follow-up suggestions arrive after the run ends and the session view keeps them', async () => {
+  const c = client('node-suggest');
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'suggest slow trip' });
+  const handed = [];
+  const handle = c.watch(ticket.runId, { onSuggestions: (prompts, answerId) => handed.push({ prompts, answerId }) });
+  assert.equal(await handle.done, 'ended');
+  const prompts = await handle.suggestions;
+  assert.deepEqual(prompts, ['Tell me more', 'What next after suggest slow trip?']);
+  assert.deepEqual(handed, [{ prompts, answerId: ticket.assistantMessageId }]);
+  const view = await c.getSession(session.id);
+  const answer = view.messages.find((m) => m.id === ticket.assistantMessageId);
+  assert.deepEqual(answer.suggestions.prompts, prompts, 'a reload shows them');
+  assert.deepEqual(await c.suggestions(ticket.assistantMessageId),
+    { messageId: ticket.assistantMessageId, prompts, pending: false });
+  await assert.rejects(client('node-suggest-mallory').suggestions(ticket.assistantMessageId),
+    (e) => e instanceof ParleyError && e.status === 404 && e.code === 'NOT_FOUND');
+});
+
+test('no suggestions come for an answer whose provider fails, and the run still succeeds', async () => {
+  const c = client('node-suggest-fail');
+  const session = await c.createSession();
+  const ticket = await c.startRun(session.id, { message: 'suggest broken' });
+  let called = false;
+  const handle = c.watch(ticket.runId, { onSuggestions: () => { called = true; } });
+  assert.equal(await handle.done, 'ended');
+  assert.equal(handle.reducer.status, 'SUCCEEDED');
+  assert.deepEqual(await handle.suggestions, []);
+  assert.equal(called, false);
+});

@@ -37,6 +37,7 @@ const state = {
   live: new Map(), // runId -> { reducer, handle, status }
   expanded: new Set(),
   feedback: new Map(),
+  suggestions: new Map(), // answer id -> follow-up prompts that came after its run (a reload reads them from the view)
   drafts: new Map(),
   approvalErrors: new Map(), // `${runId}/${inputId}` -> why the last decision was not sent
   renaming: null,
@@ -347,6 +348,11 @@ function follow(runId) {
       run.status = status;
       updateReconnectBadge();
     },
+    // suggestions are made after the run ended, so they come after its stream: the client asks for them then
+    onSuggestions: (prompts, answerId) => {
+      state.suggestions.set(answerId, prompts);
+      if (state.sessionId === sessionId) scheduleRender();
+    },
   });
   state.live.set(runId, run);
   updateComposer();
@@ -616,6 +622,7 @@ function renderAnswer(answer, steps, { variant, latest }) {
   if (!running) {
     parts.push(renderOutcome(answer));
     parts.push(renderActions(answer, latest));
+    if (latest) parts.push(renderSuggestions(answer));
   }
   parts.push('</article>');
   return parts.join('');
@@ -730,6 +737,14 @@ function renderActions(answer, latest) {
   </div>`;
 }
 
+/** The follow-up prompts suggested after the latest answer, as chips that send the prompt when clicked. */
+function renderSuggestions(answer) {
+  const prompts = answer.suggestions?.prompts ?? state.suggestions.get(answer.id) ?? [];
+  if (prompts.length === 0 || activeRuns().length > 0) return '';
+  const chips = prompts.map((p) => `<button type="button" class="suggestion" data-action="suggest" data-prompt="${escapeHtml(p)}">${escapeHtml(p)}</button>`);
+  return `<div class="suggestions" aria-label="Suggested follow-ups">${chips.join('')}</div>`;
+}
+
 function shorten(text, max) {
   const value = String(text ?? '');
   return value.length > max ? value.slice(0, max - 1) + '…' : value;
@@ -794,6 +809,9 @@ $('turns').addEventListener('click', attempt(async (e) => {
     applyView(await client.rollBack(messageId));
   } else if (action === 'undo') {
     applyView(await client.undo(state.sessionId));
+  } else if (action === 'suggest') {
+    if (activeRuns().length > 0 || files.busy()) return;
+    await send(button.dataset.prompt);
   }
 }));
 

@@ -361,6 +361,25 @@ export class ParleyClient {
     return this.request('POST', `/messages/${encodeURIComponent(messageId)}/regenerate`,
       clientTools ? { clientTools } : undefined);
   }
+  /**
+   * An answer's follow-up suggestions: `{messageId, prompts, pending}`. With `wait` (seconds, 0 to 30) the server
+   * holds the request while they are still being made; `pending` true means ask again. A reloaded session view
+   * carries them too, on each answer (`suggestions.prompts`).
+   */
+  suggestions(messageId, { wait = 0, signal } = {}) {
+    return this.request('GET', `/messages/${encodeURIComponent(messageId)}/suggestions?wait=${wait}`, undefined, { signal });
+  }
+  /**
+   * The prompts suggested after an answer whose run just ended: asks, waiting up to `wait` seconds each time, until
+   * they are stored or none are coming (at most `rounds` times). Resolves to the prompts, empty when there are none.
+   */
+  async awaitSuggestions(messageId, { wait = 15, rounds = 2, signal } = {}) {
+    for (let round = 0; round < rounds; round++) {
+      const found = await this.suggestions(messageId, { wait, signal });
+      if (!found.pending) return found.prompts ?? [];
+    }
+    return [];
+  }
   /** rating: 'up' or 'down'. */
   feedback(messageId, rating, comment) {
     return this.request('POST', `/messages/${encodeURIComponent(messageId)}/feedback`, { rating, comment });
@@ -531,8 +550,12 @@ export class ParleyClient {
    * a run already partly shown (and its lastSeq as `after`) to continue it. Registered tools the run
    * calls are run (see registerTool), once the state confirms the call still waits; continuing after a
    * seq, the state is asked for calls already waiting.
+   *
+   * With `onSuggestions(prompts, answerId)`, once the run SUCCEEDED the answer's follow-up suggestions are
+   * fetched (a run's stream ends at its terminal event; they are made after it, see awaitSuggestions) and handed
+   * over when there are any; `handle.suggestions` resolves to them (empty when none come, or on any error).
    */
-  watch(runId, { after, reducer = new RunReducer(), onChange = () => {}, onStatus, signal } = {}) {
+  watch(runId, { after, reducer = new RunReducer(), onChange = () => {}, onStatus, onSuggestions, signal } = {}) {
     const from = after ?? reducer.lastSeq;
     const handle = this.stream(runId, {
       after: from,
@@ -546,6 +569,16 @@ export class ParleyClient {
     });
     if (from > 0) this.runPendingToolsQuietly(runId);
     handle.reducer = reducer;
+    if (onSuggestions) {
+      handle.suggestions = handle.done.then(async (outcome) => {
+        if (outcome !== 'ended' || reducer.status !== 'SUCCEEDED') return [];
+        const answer = reducer.messages().find((m) => m.type === 'assistant');
+        if (!answer) return [];
+        const prompts = await this.awaitSuggestions(answer.id, { signal });
+        if (prompts.length > 0) onSuggestions(prompts, answer.id);
+        return prompts;
+      }).catch(() => []);
+    }
     return handle;
   }
 }

@@ -16,6 +16,7 @@ import dev.parley.chat.engine.internal.HostActions;
 import dev.parley.chat.engine.internal.ThreadExport;
 import dev.parley.chat.engine.internal.InputChecks;
 import dev.parley.chat.engine.internal.RequestChecks;
+import dev.parley.chat.engine.internal.SuggestionWork;
 import dev.parley.chat.engine.internal.ThreadViews;
 import dev.parley.chat.engine.internal.TrackedScheduler;
 import dev.parley.chat.engine.internal.Turns;
@@ -63,6 +64,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
@@ -147,6 +149,7 @@ public final class ChatEngine implements AutoCloseable {
     private final EngineLimits limits;
     private final DoubleTexting doubleTexting;
     private final ChatAttachments attachments;
+    private final SuggestionWork suggestions;
     private final List<ExecutorService> ownedExecutors;
     private volatile boolean closed;
 
@@ -192,8 +195,10 @@ public final class ChatEngine implements AutoCloseable {
                 store instanceof AttachmentStore kept ? kept : null, blobs, b.attachmentLimits,
                 runtime.attachmentSupport(), b.clock);
         this.attachments = new ChatAttachments(attachmentWork);
+        this.suggestions = new SuggestionWork(store, work, timers, b.suggestionProvider, b.maxSuggestions,
+                b.suggestionTimeout);
         this.ctx = new EngineContext(store, runtime, b.clock, limits, work, delivery, timers, b.listener,
-                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork, b.outbox);
+                hostActions, b.coordinator, b.leaseTimeout, b.controlTimeout, attachmentWork, b.outbox, suggestions);
         this.runs = new RunManager(ctx, b.contextPropagator);
         this.views = new ThreadViews(ctx, runs);
         this.branches = new Branches(store, runs, views);
@@ -352,6 +357,27 @@ public final class ChatEngine implements AutoCloseable {
         ownedThread(ownerId, threadId);
         runs.deleteThread(threadId, false, Duration.ZERO);
         ctx.attachments().purgeUnreferenced();
+    }
+
+    /**
+     * An answer's follow-up suggestions ({@link Builder#suggestions}): completed at once when they are stored or
+     * none are coming, else when this engine has stored them, or after {@code wait} with
+     * {@link AnswerSuggestions#pending()} true. The future never completes exceptionally; it may complete on an
+     * engine thread, so do not block there.
+     *
+     * @param wait how long to wait for suggestions still being made: zero to not wait, at most 60 seconds
+     * @throws ChatException NOT_FOUND for an unknown message or another owner's; INVALID_INPUT if it is not an
+     *     answer (an assistant message) or {@code wait} is negative or over 60 seconds
+     */
+    public CompletableFuture<AnswerSuggestions> suggestions(String ownerId, String answerMessageId, Duration wait) {
+        Message message = ownedMessage(ownerId, answerMessageId);
+        if (!(message instanceof AssistantMessage answer)) {
+            throw ChatException.invalidInput("only answers (assistant messages) have suggestions");
+        }
+        if (wait == null || wait.isNegative() || wait.compareTo(Duration.ofSeconds(60)) > 0) {
+            throw ChatException.invalidInput("wait must be between 0 and 60 seconds");
+        }
+        return suggestions.find(answer, wait, runs.liveMessages(answer.runId()) != null);
     }
 
     /** Files and images sent with messages: upload, find, read. */
@@ -742,6 +768,7 @@ public final class ChatEngine implements AutoCloseable {
             return;
         }
         closed = true;
+        suggestions.close();
         runs.close();
         for (ExecutorService executor : ownedExecutors) {
             executor.shutdown();
@@ -849,6 +876,9 @@ public final class ChatEngine implements AutoCloseable {
         private @Nullable BlobStore blobStore;
         private AttachmentLimits attachmentLimits = AttachmentLimits.defaults();
         private @Nullable OutboxRouting outbox;
+        private @Nullable SuggestionProvider suggestionProvider;
+        private int maxSuggestions = 3;
+        private Duration suggestionTimeout = Duration.ofSeconds(20);
 
         private Builder() {
         }
@@ -1032,6 +1062,38 @@ public final class ChatEngine implements AutoCloseable {
          */
         public Builder hostActions(HostActionSource source) {
             hostActionSources.add(Objects.requireNonNull(source, "source"));
+            return this;
+        }
+
+        /**
+         * Makes follow-up suggestions for every answer whose run SUCCEEDED (default: none): after the run ended —
+         * never delaying it — the provider is asked, at most one call per conversation thread at a time, and what
+         * it returns is stored on the answer ({@link AssistantMessage#suggestions()}), so the thread view and
+         * {@link ChatEngine#suggestions} show it. Skipped while a newer run is active on the thread; a result
+         * that comes after a newer run started there is dropped. A provider that fails or times out leaves the
+         * answer without suggestions. {@link dev.parley.chat.agent.ModelSuggestions} asks a model.
+         */
+        public Builder suggestions(SuggestionProvider provider) {
+            this.suggestionProvider = Objects.requireNonNull(provider, "provider");
+            return this;
+        }
+
+        /** How many suggestions an answer keeps at most (default 3, at most 10). */
+        public Builder maxSuggestions(int value) {
+            if (value < 1 || value > 10) {
+                throw ChatException.configuration("maxSuggestions must be between 1 and 10, got " + value);
+            }
+            this.maxSuggestions = value;
+            return this;
+        }
+
+        /** How long a suggestion call may take before it is abandoned (default 20 s). */
+        public Builder suggestionTimeout(Duration value) {
+            Objects.requireNonNull(value, "suggestionTimeout");
+            if (value.isNegative() || value.isZero()) {
+                throw ChatException.configuration("suggestionTimeout must be positive, got " + value);
+            }
+            this.suggestionTimeout = value;
             return this;
         }
 

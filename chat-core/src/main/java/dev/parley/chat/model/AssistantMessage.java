@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param truncated true when the model stopped at its length limit (its maximum output tokens): the run
  *     succeeded, but the answer is cut off; a page says so beside it
+ * @param suggestions the follow-up prompts made for this answer after its run ended, null until (and unless)
+ *     some were made; see {@link Suggestions}
  */
 public record AssistantMessage(
         String id,
@@ -22,7 +24,8 @@ public record AssistantMessage(
         String text,
         @Nullable ErrorInfo error,
         @Nullable TokenUsage usage,
-        boolean truncated)
+        boolean truncated,
+        @Nullable Suggestions suggestions)
         implements Message {
 
     public AssistantMessage {
@@ -34,10 +37,24 @@ public record AssistantMessage(
         Objects.requireNonNull(text, "text");
     }
 
-    /** An answer that was not cut off. */
+    /** An answer without follow-up suggestions. */
+    public AssistantMessage(String id, String threadId, String runId, @Nullable String parentMessageId,
+            MessageStatus status, Instant createdAt, String text, @Nullable ErrorInfo error, @Nullable TokenUsage usage,
+            boolean truncated) {
+        this(id, threadId, runId, parentMessageId, status, createdAt, text, error, usage, truncated, null);
+    }
+
+    /** An answer that was not cut off, without follow-up suggestions. */
     public AssistantMessage(String id, String threadId, String runId, @Nullable String parentMessageId,
             MessageStatus status, Instant createdAt, String text, @Nullable ErrorInfo error, @Nullable TokenUsage usage) {
-        this(id, threadId, runId, parentMessageId, status, createdAt, text, error, usage, false);
+        this(id, threadId, runId, parentMessageId, status, createdAt, text, error, usage, false, null);
+    }
+
+    /** The same answer with these follow-up suggestions. */
+    public AssistantMessage withSuggestions(Suggestions value) {
+        Objects.requireNonNull(value, "suggestions");
+        return new AssistantMessage(id, threadId, runId, parentMessageId, status, createdAt, text, error, usage,
+                truncated, value);
     }
 
     @Override

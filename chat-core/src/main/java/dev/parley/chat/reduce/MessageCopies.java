@@ -37,7 +37,7 @@ final class MessageCopies {
         if (m instanceof AssistantMessage) {
             AssistantMessage a = (AssistantMessage) m;
             return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                    text.toString(), a.error(), a.usage(), a.truncated());
+                    text.toString(), a.error(), a.usage(), a.truncated(), a.suggestions());
         }
         if (m instanceof ThinkingMessage) {
             ThinkingMessage t = (ThinkingMessage) m;
@@ -54,17 +54,17 @@ final class MessageCopies {
 
     static AssistantMessage withUsage(AssistantMessage a, TokenUsage tokens) {
         return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), a.error(), tokens, a.truncated());
+                a.text(), a.error(), tokens, a.truncated(), a.suggestions());
     }
 
     static AssistantMessage withError(AssistantMessage a, ErrorInfo failure) {
         return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), failure, a.usage(), a.truncated());
+                a.text(), failure, a.usage(), a.truncated(), a.suggestions());
     }
 
     static AssistantMessage truncated(AssistantMessage a) {
         return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
-                a.text(), a.error(), a.usage(), true);
+                a.text(), a.error(), a.usage(), true, a.suggestions());
     }
 
     /** The same message with another status; streamed text is kept by the slot, not here. */
@@ -77,7 +77,7 @@ final class MessageCopies {
             case ASSISTANT: {
                 AssistantMessage a = (AssistantMessage) m;
                 return new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), s, a.createdAt(),
-                        a.text(), a.error(), a.usage(), a.truncated());
+                        a.text(), a.error(), a.usage(), a.truncated(), a.suggestions());
             }
             case THINKING: {
                 ThinkingMessage t = (ThinkingMessage) m;

@@ -38,6 +38,7 @@ import dev.parley.chat.model.ThreadStatus;
 import dev.parley.chat.model.TodoItem;
 import dev.parley.chat.model.TodoMessage;
 import dev.parley.chat.model.TodoStatus;
+import dev.parley.chat.model.Suggestions;
 import dev.parley.chat.model.TokenUsage;
 import dev.parley.chat.model.UserMessage;
 import java.time.Instant;
@@ -413,6 +414,28 @@ public abstract class ChatStoreContract {
         }
         assertThat(store.listTopLevelMessages("t", null, 10)).containsExactlyElementsOf(all.subList(0, 2));
         assertThat(store.listStepMessagesAfter("r", null, 1_000)).containsExactlyElementsOf(all.subList(2, all.size()));
+    }
+
+    @Test
+    void anAnswersSuggestionsAreStoredWithItAndGoWithItsThread() {
+        store.createThread(thread("t", "alice", T0));
+        store.write(StoreBatch.builder().run(run("r1", "t", RunStatus.SUCCEEDED))
+                .message(user("r1-u", "t", "r1", T0)).message(answer("r1-a", "t", "r1", "r1-u")).build());
+        AssistantMessage suggested = answer("r1-a", "t", "r1", "r1-u")
+                .withSuggestions(new Suggestions(List.of("What about Porto?", "Tell me more ✓"), new TokenUsage(30, 12, 42)));
+        store.write(StoreBatch.builder().message(suggested).build());
+
+        assertThat(store.findMessage("r1-a")).contains(suggested);
+        assertThat(store.listTopLevelMessages("t", null, 10)).containsExactly(user("r1-u", "t", "r1", T0), suggested);
+        assertThat(store.listBranch("t", "r1-a", null, 10)).endsWith(suggested);
+        assertThat(store.findMessages(List.of("r1-a"))).containsExactly(suggested);
+
+        assertThat(store.deleteThread("t")).isTrue();
+        assertThat(store.findMessage("r1-a")).isEmpty();
+        assertThatThrownBy(() -> store.write(StoreBatch.builder().message(suggested).build()))
+                .as("suggestions arriving after the thread was deleted store nothing")
+                .isInstanceOfSatisfying(ChatException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        assertThat(store.findMessage("r1-a")).isEmpty();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.parley.chat.spring;
 
 import dev.parley.chat.cluster.RunCoordinator;
 import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.engine.SuggestionProvider;
 import dev.parley.chat.engine.EngineListener;
 import dev.parley.chat.engine.RunContextPropagator;
 import dev.parley.chat.engine.HostAction;
@@ -45,7 +46,7 @@ import org.springframework.context.annotation.Configuration;
     "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
     "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
 })
-@EnableConfigurationProperties({ParleyProperties.class, ParleyAttachmentProperties.class})
+@EnableConfigurationProperties({ParleyProperties.class, ParleyAttachmentProperties.class, ParleySuggestionProperties.class})
 public class ParleyAutoConfiguration {
     private static final Logger log = LoggerFactory.getLogger(ParleyAutoConfiguration.class);
 
@@ -64,7 +65,8 @@ public class ParleyAutoConfiguration {
             ObjectProvider<EngineListener> listeners, ObjectProvider<HostAction> hostActions,
             ObjectProvider<HostActionSource> hostActionSources, ObjectProvider<RunCoordinator> coordinator,
             ParleyAttachmentProperties attachments, ObjectProvider<BlobStore> blobStore,
-            ObjectProvider<RunContextPropagator> contextPropagator, ObjectProvider<OutboxRouting> outbox) {
+            ObjectProvider<RunContextPropagator> contextPropagator, ObjectProvider<OutboxRouting> outbox,
+            ParleySuggestionProperties suggestions, ObjectProvider<SuggestionProvider> suggestionProvider) {
         ChatEngine.Builder builder = ChatEngine.builder()
                 .runtime(runtime)
                 .store(store)
@@ -78,6 +80,8 @@ public class ParleyAutoConfiguration {
         outbox.ifUnique(builder::outbox);
         hostActions.orderedStream().forEach(builder::hostAction);
         hostActionSources.orderedStream().forEach(builder::hostActions);
+        builder.maxSuggestions(suggestions.getMax()).suggestionTimeout(suggestions.getTimeout());
+        suggestionProvider.ifUnique(builder::suggestions);
         if (properties.getEngine().getEventRetention() != null) {
             builder.eventRetention(properties.getEngine().getEventRetention());
         }

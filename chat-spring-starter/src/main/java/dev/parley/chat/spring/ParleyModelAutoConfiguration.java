@@ -2,6 +2,8 @@ package dev.parley.chat.spring;
 
 import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.parley.chat.agent.AgentLoopRuntime;
+import dev.parley.chat.agent.ModelSuggestions;
+import dev.parley.chat.engine.SuggestionProvider;
 import dev.parley.chat.langchain4j.LangChain4jModelClient;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.chat.runtime.SkillResolver;
@@ -18,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -68,7 +71,7 @@ import org.springframework.context.annotation.Configuration;
 })
 @ConditionalOnClass(AgentLoopRuntime.class)
 @ConditionalOnMissingBean(RuntimeAdapter.class)
-@EnableConfigurationProperties(ParleyAgentProperties.class)
+@EnableConfigurationProperties({ParleyAgentProperties.class, ParleySuggestionProperties.class})
 public class ParleyModelAutoConfiguration {
 
     @Bean
@@ -79,6 +82,25 @@ public class ParleyModelAutoConfiguration {
         SkillResolver skills = skillResolver.getIfAvailable(() -> properties.getSkillsDir() == null
                 ? SkillResolver.none() : SkillResolver.directory(properties.getSkillsDir()));
         return AgentRuntimes.build(properties, found, skills, tracing.getIfAvailable());
+    }
+
+    /**
+     * Follow-up suggestions from the agent's model ({@code parley.suggestions.model.enabled=true}; off by default),
+     * unless the application has its own {@link SuggestionProvider}.
+     */
+    @Bean
+    @ConditionalOnBean(ModelCandidate.class)
+    @ConditionalOnMissingBean(SuggestionProvider.class)
+    @ConditionalOnProperty(prefix = "parley.suggestions.model", name = "enabled", havingValue = "true")
+    public ModelSuggestions parleyModelSuggestions(ParleyAgentProperties properties,
+            ObjectProvider<ModelCandidate> candidates, ParleySuggestionProperties suggestions) {
+        ModelSuggestions.Builder builder = ModelSuggestions.builder(AgentRuntimes.chosenClient(properties,
+                candidates.orderedStream().collect(Collectors.toList())))
+                .modelId(suggestions.getModel().getModelId());
+        if (suggestions.getModel().getPrompt() != null) {
+            builder.prompt(suggestions.getModel().getPrompt());
+        }
+        return builder.build();
     }
 
     /** The application's LangChain4j streaming model. */

@@ -13,6 +13,12 @@ import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.parley.chat.agent.AgentLoopRuntime;
 import dev.parley.chat.engine.ChatEngine;
+import dev.parley.chat.agent.ModelSuggestions;
+import dev.parley.chat.engine.AnswerSuggestions;
+import dev.parley.chat.engine.RunTicket;
+import dev.parley.chat.engine.SuggestionProvider;
+import dev.parley.chat.model.TokenUsage;
+import java.util.concurrent.TimeUnit;
 import dev.parley.chat.engine.NewThread;
 import dev.parley.chat.engine.StartRun;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
@@ -139,6 +145,39 @@ class ParleyModelAutoConfigurationTest {
                     assertThat(messages.get(0).get("content").asText()).contains("Speak like a pirate.");
                     assertThat(messages.get(messages.size() - 1).get("content").asText()).isEqualTo("hello model");
                 });
+    }
+
+    @Test
+    void withModelSuggestionsOnTheModelIsAskedOnceMoreAfterTheAnswerWithItsOwnModelId() {
+        runner.withBean(StreamingChatModel.class, ParleyModelAutoConfigurationTest::langChain4jModel)
+                .withPropertyValues("parley.suggestions.model.enabled=true", "parley.suggestions.model.model-id=tiny",
+                        "parley.suggestions.max=2")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ModelSuggestions.class);
+                    ChatEngine engine = context.getBean(ChatEngine.class);
+                    String threadId = engine.createThread("u", NewThread.empty()).id();
+                    RunTicket ticket = engine.startRun("u", threadId, StartRun.of("hello model"));
+                    AnswerSuggestions found = engine.suggestions("u", ticket.assistantMessageId(), Duration.ofSeconds(10))
+                            .get(15, TimeUnit.SECONDS);
+                    assertThat(found.prompts()).containsExactly("Hello from the model.");
+                    AssistantMessage answer = (AssistantMessage) context.getBean(ChatStore.class)
+                            .findMessage(ticket.assistantMessageId()).orElseThrow();
+                    assertThat(answer.suggestions().usage()).isEqualTo(new TokenUsage(12, 4, 16));
+                    JsonNode suggestionCall = lastRequest();
+                    assertThat(suggestionCall.get("model").asText()).isEqualTo("tiny");
+                    assertThat(suggestionCall.get("messages").get(0).get("content").asText()).contains("up to 2");
+                    assertThat(wiremock.findAll(postRequestedFor(urlEqualTo(COMPLETIONS)))).hasSize(2);
+                });
+    }
+
+    @Test
+    void modelSuggestionsAreOffByDefault() {
+        runner.withBean(StreamingChatModel.class, ParleyModelAutoConfigurationTest::langChain4jModel).run(context -> {
+            assertThat(context).doesNotHaveBean(SuggestionProvider.class);
+            oneTurn(context, NewThread.empty());
+            Thread.sleep(300);
+            assertThat(wiremock.findAll(postRequestedFor(urlEqualTo(COMPLETIONS)))).as("the answer's call only").hasSize(1);
+        });
     }
 
     @Test

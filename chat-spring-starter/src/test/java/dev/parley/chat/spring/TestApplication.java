@@ -4,6 +4,8 @@ import dev.parley.chat.event.AgentStreamEvent;
 import dev.parley.chat.engine.HostAction;
 import dev.parley.chat.engine.HostActionApproval;
 import dev.parley.chat.engine.HostActionCall;
+import dev.parley.chat.engine.SuggestionProvider;
+import dev.parley.chat.model.Suggestions;
 import dev.parley.chat.json.ChatJson;
 import dev.parley.chat.runtime.AttachmentSupport;
 import dev.parley.chat.runtime.Capability;
@@ -30,7 +32,8 @@ import org.springframework.context.annotation.Bean;
  * A message starting "show context" is
  * answered with the run's context as JSON, as the runtime got it. With {@code test.runtime.tools=false}
  * the runtime cannot call tools; with {@code test.runtime.offering=true} it offers one model and one skill
- * and takes no others. The runtime takes images, PDFs and plain text as attachments.
+ * and takes no others. The runtime takes images, PDFs and plain text as attachments. Answers to messages starting
+ * "suggest" get follow-up suggestions (see {@link #suggestions()}).
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -146,6 +149,26 @@ public class TestApplication {
         return new HostAction(new HostToolSpec("quick_refund", "Refunds an order, if approved at once",
                 "{\"type\":\"object\"}"), TestApplication::refund,
                 HostActionApproval.always(call -> "Refunds " + call.arguments()).withTimeout(Duration.ofMillis(300)));
+    }
+
+    /**
+     * Follow-up suggestions for messages starting "suggest" (none for others, so other tests see no change after
+     * a run): "suggest broken" throws, "suggest slow" takes 1.5 s.
+     */
+    @Bean
+    SuggestionProvider suggestions() {
+        return request -> {
+            if (!request.question().startsWith("suggest")) {
+                return null;
+            }
+            if (request.question().startsWith("suggest broken")) {
+                throw new IllegalStateException("the suggestion service is down");
+            }
+            if (request.question().startsWith("suggest slow")) {
+                Thread.sleep(1_500);
+            }
+            return Suggestions.of(List.of("Tell me more", "What next after " + request.question() + "?"));
+        };
     }
 
     private static String refund(HostActionCall call) {

@@ -1,15 +1,18 @@
 package dev.parley.example;
 
+import dev.parley.chat.engine.SuggestionProvider;
 import dev.parley.chat.hermes.HermesConfig;
 import dev.parley.chat.hermes.HermesModel;
 import dev.parley.chat.hermes.HermesRuntimeAdapter;
 import dev.parley.chat.hermes.ModelResolver;
+import dev.parley.chat.model.Suggestions;
 import dev.parley.chat.runtime.RuntimeAdapter;
 import dev.parley.simulator.BridgeSimulator;
 import dev.parley.simulator.SimulatorConfig;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
@@ -32,6 +35,18 @@ class SimulatorRuntimeConfiguration {
                 .eventsPerSecond(eventsPerSecond)
                 .heartbeatInterval(Duration.ofSeconds(15))
                 .build());
+    }
+
+    /**
+     * Follow-up suggestions for answers to messages with the word "suggest" (only those, so that the other
+     * scenarios look as before): two prompts, the first of which runs the tools scenario. A real application
+     * registers its own {@link SuggestionProvider} bean, or asks its model ({@code parley.suggestions.model.enabled}).
+     */
+    @Bean
+    SuggestionProvider exampleSuggestions() {
+        return request -> request.question().toLowerCase(Locale.ROOT).contains("suggest")
+                ? Suggestions.of(List.of("Use the tools to plan a trip", "Tell me a joke"))
+                : null;
     }
 
     @Bean(destroyMethod = "close")

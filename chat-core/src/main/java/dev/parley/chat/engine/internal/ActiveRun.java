@@ -250,6 +250,7 @@ public final class ActiveRun {
                 return;
             }
             announce();
+            ctx.suggestions.runStarted(threadId);
             ctx.listener.runStarted(snapshot());
             if (cancelRequested) {
                 end(new AgentStreamEvent.RunFinished(RunStatus.CANCELLED, "stopped before it started"));
@@ -721,6 +722,7 @@ public final class ActiveRun {
             done = currentRecord();
         }
         finished = true;
+        ctx.suggestions.runEnded(done);
         try {
             host.runEnded(this);
         } catch (RuntimeException e) {

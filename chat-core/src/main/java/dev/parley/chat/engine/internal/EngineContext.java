@@ -52,6 +52,8 @@ public final class EngineContext {
     final Duration controlTimeout;
     /** Who wants to be told of runs' ends and input requests (outbox entries in the batches); null: nobody. */
     final @Nullable OutboxRouting outbox;
+    /** Told when runs start and end, to make follow-up suggestions for their answers. */
+    final SuggestionWork suggestions;
     /** Set once the engine closes: a subscription that starts after that is told at once. */
     private volatile boolean closed;
     /** Every subscription still open, to be told when the engine closes. */
@@ -62,10 +64,12 @@ public final class EngineContext {
     public EngineContext(ChatStore store, RuntimeAdapter runtime, Clock clock, EngineLimits limits, Executor work,
             Executor delivery, ScheduledExecutorService timers, EngineListener listener,
             HostActions hostActions, RunCoordinator coordinator, Duration leaseTimeout,
-            Duration controlTimeout, AttachmentWork attachments, @Nullable OutboxRouting outbox) {
+            Duration controlTimeout, AttachmentWork attachments, @Nullable OutboxRouting outbox,
+            SuggestionWork suggestions) {
         this.store = store;
         this.attachments = attachments;
         this.outbox = outbox;
+        this.suggestions = suggestions;
         this.runtime = runtime;
         this.clock = clock;
         this.limits = limits;

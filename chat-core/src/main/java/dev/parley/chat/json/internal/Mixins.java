@@ -119,7 +119,7 @@ public final class Mixins {
         String wireName();
     }
 
-    /** An answer that was not cut off leaves {@code truncated} out. */
+    /** An answer that was not cut off leaves {@code truncated} out; one without suggestions, {@code suggestions}. */
     public interface AssistantMessageMixin {
         @JsonInclude(JsonInclude.Include.NON_DEFAULT)
         boolean truncated();

@@ -55,6 +55,16 @@ public final class AgentRuntimes {
         return builder.build();
     }
 
+    /**
+     * The model client of the one candidate the settings select (for a second use of the agent's model, such as
+     * follow-up suggestions).
+     *
+     * @throws ModelLibraryNotChosen or ChatException CONFIGURATION as {@link #build} does
+     */
+    public static ModelClient chosenClient(ParleyAgentProperties settings, List<ModelCandidate> candidates) {
+        return choose(settings.getLibrary(), candidates).client();
+    }
+
     /** The GenAI provider name ({@code gen_ai.provider.name}) for a model bean, from its class name. */
     static String provider(ModelCandidate candidate) {
         String type = candidate.bean().toLowerCase(Locale.ROOT);

@@ -6,20 +6,24 @@ import dev.parley.chat.engine.ChatEngine;
 import dev.parley.chat.model.FeedbackRating;
 import dev.parley.chat.spring.OwnerResolver;
 import jakarta.servlet.http.HttpServletRequest;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * What can be done to one message, under {@code parley.web.base-path}: answer it again (regenerate), edit and
  * resend it (a new branch), make its branch the active one, roll the conversation back to it, continue it,
- * rate it; and
+ * rate it, read its follow-up suggestions; and
  * taking a session's last exchange back (undo). Another owner's message or session is {@code 404}.
  */
 @RestController
@@ -96,6 +100,36 @@ public class MessagesController extends ParleyEndpoints {
     public ResponseEntity<byte[]> undo(HttpServletRequest request, @PathVariable("id") String id) {
         String owner = owner(request);
         return JsonBodies.ok(engine.undo(owner, id));
+    }
+
+    /** The longest {@code wait} a suggestions request may ask for, in seconds. */
+    static final int MAX_SUGGESTION_WAIT_SECONDS = 30;
+
+    /**
+     * An answer's follow-up suggestions, {@code {messageId, prompts, pending}}. With {@code wait} (seconds, 0 to
+     * {@value #MAX_SUGGESTION_WAIT_SECONDS}, default 0) a request for suggestions still being made is held until
+     * they are stored or the wait is over (then {@code pending} is true: ask again). The page asks once a run's
+     * stream ended, since a run's stream ends at its terminal event and suggestions come after it; a reload reads
+     * them from the session view, where each answer carries its {@code suggestions}. A user message is
+     * {@code 400}; another owner's message {@code 404}.
+     */
+    @GetMapping("/messages/{id}/suggestions")
+    public CompletableFuture<ResponseEntity<byte[]>> suggestions(HttpServletRequest request, @PathVariable("id") String id,
+            @RequestParam(name = "wait", required = false) @Nullable String wait) {
+        String owner = owner(request);
+        int seconds = 0;
+        if (wait != null) {
+            try {
+                seconds = Integer.parseInt(wait.strip());
+            } catch (NumberFormatException e) {
+                seconds = -1;
+            }
+            if (seconds < 0 || seconds > MAX_SUGGESTION_WAIT_SECONDS) {
+                throw ChatException.invalidInput("\"wait\" must be a whole number of seconds from 0 to "
+                        + MAX_SUGGESTION_WAIT_SECONDS);
+            }
+        }
+        return engine.suggestions(owner, id, Duration.ofSeconds(seconds)).thenApply(JsonBodies::ok);
     }
 
     @PostMapping("/messages/{id}/feedback")

@@ -119,6 +119,32 @@ abstract class RestartTest {
                 .as("the rolled-back messages are all still there").contains(sent.get(2).assistantMessageId());
     }
 
+    /** Follow-up suggestions are stored with their answer: a new engine on the database shows them, nothing asked again. */
+    @Test
+    void anAnswersSuggestionsAreThereAfterARestart() throws Exception {
+        JdbiChatStore store1 = store();
+        ChatEngine engine1 = ChatEngine.builder().runtime(ScriptedRuntime.playing(Scripts.answer("ok"))).store(store1)
+                .suggestions(request -> dev.parley.chat.model.Suggestions.of(List.of("Tell me more", "Why?")))
+                .build();
+        opened.add(engine1);
+        String thread = engine1.createThread(ALICE, NewThread.empty()).id();
+        RunTicket ticket = engine1.startRun(ALICE, thread, StartRun.of("hello"));
+        assertThat(engine1.suggestions(ALICE, ticket.assistantMessageId(), Duration.ofSeconds(10))
+                .get(15, java.util.concurrent.TimeUnit.SECONDS).prompts()).containsExactly("Tell me more", "Why?");
+        ThreadView before = engine1.getThread(ALICE, thread);
+        engine1.close();
+        store1.close();
+
+        ChatEngine engine2 = engine(store(), ScriptedRuntime.playing(Scripts.answer("ok")));
+        ThreadView after = engine2.getThread(ALICE, thread);
+        assertThat(after).isEqualTo(before);
+        AssistantMessage answer = (AssistantMessage) after.messages().stream()
+                .filter(m -> m.id().equals(ticket.assistantMessageId())).findFirst().orElseThrow();
+        assertThat(answer.suggestions().prompts()).containsExactly("Tell me more", "Why?");
+        assertThat(engine2.suggestions(ALICE, ticket.assistantMessageId(), Duration.ZERO)
+                .get(1, java.util.concurrent.TimeUnit.SECONDS).prompts()).containsExactly("Tell me more", "Why?");
+    }
+
     @Test
     void aNewEngineSeesEverythingTheOldOneStored() {
         JdbiChatStore store1 = store();
