@@ -119,8 +119,12 @@ class ReferenceBridgeAttachmentsTest {
         }
     }
 
+    /**
+     * A path given as a file's name (the Bridge refuses it: its Python tests show that over raw HTTP) reaches the
+     * Bridge as a plain name from the adapter, and is written inside the conversation's working directory.
+     */
     @Test
-    void aBadNameIsRefusedByTheBridgeAndNothingIsWritten() throws Exception {
+    void aPathGivenAsANameIsWrittenAsAPlainFileInTheWorkingDirectory() throws Exception {
         MessageAttachment passwd = new MessageAttachment("f1", "../../etc/passwd", "text/plain", 11);
         RunRequest request = new RunRequest("thread-bad", "run-bad", "alice", "run-bad:answer", "turn: read it", null, null,
                 null, null, List.of(), Map.of(), ConversationHistory.empty()).withAttachments(List.of(passwd),
@@ -128,12 +132,10 @@ class ReferenceBridgeAttachmentsTest {
 
         List<AgentStreamEvent> events = Events.of(adapter.generateResponse(request)).all();
 
-        assertThat(events).singleElement().isInstanceOfSatisfying(AgentStreamEvent.RunFailed.class, failed -> {
-            assertThat(failed.code()).isEqualTo("INVALID_REQUEST");
-            assertThat(failed.message()).contains("attachments[0].name '../../etc/passwd'");
-        });
-        assertThat(writtenFiles()).isEmpty();
-        assertThat(Files.exists(modelLog)).as("the model was never asked").isFalse();
+        assertThat(events).last().isInstanceOf(AgentStreamEvent.RunFinished.class);
+        Path written = saved("___.._etc_passwd");
+        assertThat(written.toRealPath()).startsWith(work.resolve("work").toRealPath());
+        assertThat(writtenFiles()).containsExactly(written);
     }
 
     @Test
