@@ -10,6 +10,9 @@ import dev.parley.chat.model.Message;
 import dev.parley.chat.model.MessageKind;
 import dev.parley.chat.model.Run;
 import dev.parley.chat.model.RunStatus;
+import dev.parley.chat.outbox.OutboxEntry;
+import dev.parley.chat.outbox.OutboxEventType;
+import dev.parley.chat.outbox.OutboxStore;
 import dev.parley.chat.reduce.RunReducer;
 import dev.parley.chat.store.ChatStore;
 import java.util.ArrayList;
@@ -69,6 +72,8 @@ final class Checks {
         subscribersSawEachEventOnceInOrder();
         storedMessagesAreTheFoldOfStoredEvents();
         runtimesGotExactlyTheBranchBeforeTheMessage();
+        theOutboxHoldsEachEndAndRequestOnce();
+        suggestionsFollowOnlySucceededAnswersOfTheirOwn();
         files.atTheEnd();
     }
 
@@ -296,6 +301,76 @@ final class Checks {
         return threads;
     }
 
+    /**
+     * The outbox (webhooks) holds, for every stored run that ended, exactly one entry of its end, of its status,
+     * and for every input request its log still shows, exactly one entry; none for a run no longer stored (its
+     * thread deleted or erased) and none for an input the store does not hold — whichever store calls failed,
+     * or took effect though they failed, on the way.
+     */
+    private void theOutboxHoldsEachEndAndRequestOnce() {
+        checks++;
+        if (!(store instanceof OutboxStore outbox)) {
+            return;
+        }
+        java.time.Instant far = java.time.Instant.parse("2999-01-01T00:00:00Z");
+        List<OutboxEntry> entries = outbox.claimOutbox("checks", far, far.plusSeconds(60), 1_000_000);
+        java.util.Map<String, List<OutboxEntry>> byRun = new java.util.HashMap<>();
+        for (OutboxEntry entry : entries) {
+            byRun.computeIfAbsent(entry.runId(), id -> new ArrayList<>()).add(entry);
+            if (store.findRun(entry.runId()).isEmpty()) {
+                violated("erased data leaves no row", "an outbox entry (" + entry.type() + ") of run " + entry.runId()
+                        + ", which is not stored");
+            } else if (entry.inputId() != null && store.findInput(entry.runId(), entry.inputId()).isEmpty()) {
+                violated("the outbox invents nothing", "an input.requested entry of run " + entry.runId()
+                        + " for input " + entry.inputId() + ", which is not stored");
+            }
+        }
+        for (Run run : storedRuns()) {
+            List<OutboxEntry> mine = byRun.getOrDefault(run.id(), List.of());
+            List<String> ends = mine.stream().filter(e -> e.inputId() == null).map(e -> e.type().wireName()).toList();
+            if (run.status().isTerminal() && !ends.equals(List.of(OutboxEventType.ofEnd(run.status()).wireName()))) {
+                violated("the outbox holds each run's end once", "run " + run.id() + " ended " + run.status()
+                        + "; its end entries: " + ends);
+            }
+            Set<String> asked = new HashSet<>();
+            for (RunEvent event : store.readEvents(run.id(), 0, 1_000_000)) {
+                if (event.event() instanceof AgentStreamEvent.InputRequested requested
+                        && store.findInput(run.id(), requested.inputId()).isPresent()) {
+                    asked.add(requested.inputId()); // an input row the store refused was left out, with its entry
+                }
+            }
+            for (String inputId : asked) {
+                long count = mine.stream().filter(e -> inputId.equals(e.inputId())).count();
+                if (count != 1) {
+                    violated("the outbox holds each input request once", "run " + run.id() + " asked for input "
+                            + inputId + "; the outbox holds " + count + " entries of it");
+                }
+            }
+        }
+    }
+
+    /**
+     * Follow-up suggestions (made after a run, with failures in the provider) are stored only on the answer of a
+     * run that SUCCEEDED, and are that answer's own.
+     */
+    private void suggestionsFollowOnlySucceededAnswersOfTheirOwn() {
+        checks++;
+        for (Run run : storedRuns()) {
+            Optional<Message> answer = store.findMessage(run.assistantMessageId());
+            if (answer.isEmpty() || !(answer.get() instanceof AssistantMessage assistant)
+                    || assistant.suggestions() == null) {
+                continue;
+            }
+            if (run.status() != RunStatus.SUCCEEDED) {
+                violated("suggestions follow only answers that succeeded", "run " + run.id() + " ended "
+                        + run.status() + " and its answer has suggestions " + assistant.suggestions().prompts());
+            } else if (!assistant.suggestions().prompts().equals(List.of(World.suggestionFor(assistant.id())))) {
+                violated("an answer's suggestions are its own", "answer " + assistant.id() + " has suggestions "
+                        + assistant.suggestions().prompts());
+            }
+        }
+    }
+
     private void noInputPendingOnAnEndedRun() {
         checks++;
         for (Run run : storedRuns()) {
@@ -373,7 +448,8 @@ final class Checks {
             if (run.userMessageId() != null) {
                 store.findMessage(run.userMessageId()).ifPresent(stored::add);
             }
-            store.findMessage(run.assistantMessageId()).ifPresent(stored::add);
+            // follow-up suggestions are stored on the answer after its run, outside its event log
+            store.findMessage(run.assistantMessageId()).map(Checks::withoutSuggestions).ifPresent(stored::add);
             stored.addAll(store.listStepMessagesAfter(run.id(), null, 1_000));
             if (!reducer.messages().equals(stored)) {
                 violated("the stored messages are the fold of the stored events", "run " + run.id() + " ("
@@ -381,6 +457,13 @@ final class Checks {
                         + "; its last events " + lastEvents(run.id()));
             }
         }
+    }
+
+    private static Message withoutSuggestions(Message message) {
+        return message instanceof AssistantMessage a && a.suggestions() != null
+                ? new AssistantMessage(a.id(), a.threadId(), a.runId(), a.parentMessageId(), a.status(), a.createdAt(),
+                        a.text(), a.error(), a.usage(), a.truncated(), null)
+                : message;
     }
 
     private List<String> lastEvents(String runId) {

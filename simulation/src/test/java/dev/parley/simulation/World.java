@@ -72,6 +72,14 @@ final class World implements AutoCloseable {
     final SimRuntime runtime;
     final Stores.Database database;
     /** The store as the checks read it: no faults. */
+    /** The one follow-up suggestion the simulation's provider makes for an answer. */
+    static String suggestionFor(String answerMessageId) {
+        return "more about " + answerMessageId;
+    }
+
+    /** The one destination every run end and input request is written to the outbox for (never delivered). */
+    static final String OUTBOX_DESTINATION = "sim-hook";
+
     final ChatStore store;
     private final @Nullable InProcessCoordinators hub;
     private final AtomicReferenceArray<ChatEngine> engines;
@@ -187,6 +195,11 @@ final class World implements AutoCloseable {
                 .limits(EngineLimits.defaults().withCancelGracePeriod(Duration.ofMillis(300))
                         .withClientToolTimeout(Duration.ofSeconds(2)))
                 .doubleTexting(DoubleTexting.values()[(int) Math.floorMod(settings.seed() + instance, 3L)])
+                .outbox(type -> List.of(OUTBOX_DESTINATION))
+                .suggestions(request -> {
+                    faults.inHostCode("suggestions");
+                    return dev.parley.chat.model.Suggestions.of(List.of(suggestionFor(request.answerMessageId())));
+                })
                 .listener(listener())
                 .hostAction(new HostAction(new HostToolSpec("lookup", "Looks something up", "{}"), call -> {
                     handlerRuns.computeIfAbsent(call.runId() + "/" + call.executionId(), k -> new AtomicInteger())
@@ -236,7 +249,7 @@ final class World implements AutoCloseable {
     }
 
     private ChatStore faultyStore(ChatStore real, java.util.concurrent.atomic.AtomicBoolean killed) {
-        return InterceptedStore.keepingAttachments(real, (method, args, proceed) -> {
+        return InterceptedStore.keepingEverything(real, (method, args, proceed) -> {
             if (method.equals("close")) {
                 return null;
             }

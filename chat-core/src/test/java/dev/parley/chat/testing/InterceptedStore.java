@@ -51,6 +51,21 @@ public final class InterceptedStore {
                 : of(delegate, interceptor);
     }
 
+    /**
+     * As {@link #of}, but also every other store capability the real store has ({@link AttachmentStore},
+     * {@link dev.parley.chat.outbox.OutboxStore}): the interceptor sees those calls as well.
+     */
+    public static ChatStore keepingEverything(ChatStore delegate, Interceptor interceptor) {
+        java.util.List<Class<?>> kinds = new java.util.ArrayList<>(java.util.List.of(ChatStore.class));
+        if (delegate instanceof AttachmentStore) {
+            kinds.add(AttachmentStore.class);
+        }
+        if (delegate instanceof dev.parley.chat.outbox.OutboxStore) {
+            kinds.add(dev.parley.chat.outbox.OutboxStore.class);
+        }
+        return proxy(delegate, interceptor, kinds.toArray(Class<?>[]::new));
+    }
+
     private static ChatStore proxy(ChatStore delegate, Interceptor interceptor, Class<?>... kinds) {
         return (ChatStore) Proxy.newProxyInstance(ChatStore.class.getClassLoader(), kinds,
                 (proxy, method, args) -> interceptor.intercept(method.getName(), args, () -> call(delegate, method, args)));
